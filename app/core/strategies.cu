@@ -1,0 +1,25 @@
+// The strategy registry of the path tracer's patch workload: one registration line per strategy.
+#include "app/core/session.h"
+#include "sched/cpu_waves.h"
+#include "sched/gpu_strategies.cuh"
+
+namespace mv {
+
+const StrategyRegistry<PatchWorkload>& patch_strategies() {
+  static const StrategyRegistry<PatchWorkload> registry = [] {
+    StrategyRegistry<PatchWorkload> r;
+    auto add = [&r](auto make) {
+      auto probe = make();
+      const StrategyInfo info = probe->info();
+      r.add(info, [make] { return std::unique_ptr<PatchStrategy>(make()); });
+    };
+    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, false>>(); });
+    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, true>>(); });
+    add([] { return std::make_unique<UniformStrategy<PatchWorkload>>(); });
+    add([] { return std::make_unique<SortedWavesStrategy<PatchWorkload>>(); });
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace mv

@@ -1,0 +1,104 @@
+// GPU and CPU drivers of the display transform and the MSE (render/tonemap.h, render/metrics.h).
+#include <cub/block/block_reduce.cuh>
+
+#include "render/cuda_check.h"
+#include "render/metrics.h"
+#include "render/tonemap.h"
+
+namespace mv {
+
+namespace {
+
+__global__ void max_mean_kernel(FilmView f, float* out) {
+  const uint32_t n = static_cast<uint32_t>(f.grid.width) * static_cast<uint32_t>(f.grid.height);
+  using Reduce = cub::BlockReduce<float, 256>;
+  __shared__ typename Reduce::TempStorage tmp;
+  float m = 0.f;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    m = fmaxf(m, max_component(f.mean(i)));
+  const float bm = Reduce(tmp).Reduce(m, [](float a, float b) { return fmaxf(a, b); });
+  // Non-negative floats order like their bit patterns as signed ints.
+  if (threadIdx.x == 0) atomicMax(reinterpret_cast<int*>(out), __float_as_int(bm));
+}
+
+__global__ void tonemap_kernel(FilmView f, ToneMapSettings s, const float* d_max, uint32_t* rgba) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= f.grid.width || y >= f.grid.height) return;
+  const float scale = tonemap_scale(s, d_max ? *d_max : 0.f);
+  rgba[y * f.grid.width + x] = tonemap_pixel(f, x, y, s, scale);
+}
+
+__global__ void mse_kernel(FilmView f, const float* ref, double* out) {
+  const uint32_t n = static_cast<uint32_t>(f.grid.width) * static_cast<uint32_t>(f.grid.height);
+  using Reduce = cub::BlockReduce<double, 256>;
+  __shared__ typename Reduce::TempStorage tmp;
+  double acc = 0.0;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    acc += pixel_squared_error(f, i, ref);
+  const double total = Reduce(tmp).Sum(acc);
+  if (threadIdx.x == 0) atomicAdd(out, total);
+}
+
+}  // namespace
+
+void tonemap_device(const FilmView& f, const ToneMapSettings& s, uint32_t* d_rgba, float* d_scratch,
+                    cudaStream_t stream) {
+  const float* d_max = nullptr;
+  if (s.mode == ToneMapMode::MaxToWhite) {
+    MV_CUDA_CHECK(cudaMemsetAsync(d_scratch, 0, sizeof(float), stream));
+    max_mean_kernel<<<264, 256, 0, stream>>>(f, d_scratch);
+    MV_CUDA_CHECK_LAUNCH();
+    d_max = d_scratch;
+  }
+  const dim3 block(16, 16);
+  const dim3 grid((f.grid.width + 15) / 16, (f.grid.height + 15) / 16);
+  tonemap_kernel<<<grid, block, 0, stream>>>(f, s, d_max, d_rgba);
+  MV_CUDA_CHECK_LAUNCH();
+}
+
+double mse_device(const FilmView& f, const float* d_ref, double* d_scratch) {
+  MV_CUDA_CHECK(cudaMemset(d_scratch, 0, sizeof(double)));
+  mse_kernel<<<264, 256>>>(f, d_ref, d_scratch);
+  MV_CUDA_CHECK_LAUNCH();
+  double sum = 0.0;
+  MV_CUDA_CHECK(cudaMemcpy(&sum, d_scratch, sizeof(double), cudaMemcpyDeviceToHost));
+  const double n = static_cast<double>(f.grid.width) * static_cast<double>(f.grid.height) * 3.0;
+  return sum / n;
+}
+
+float max_mean_host(const FilmView& f) {
+  float m = 0.f;
+  const size_t n = static_cast<size_t>(f.grid.width) * f.grid.height;
+  for (size_t i = 0; i < n; ++i) m = fmaxf(m, max_component(f.mean(static_cast<uint32_t>(i))));
+  return m;
+}
+
+void tonemap_host(const FilmView& f, const ToneMapSettings& s, uint32_t* rgba) {
+  const float scale = tonemap_scale(s, s.mode == ToneMapMode::MaxToWhite ? max_mean_host(f) : 0.f);
+  for (int y = 0; y < f.grid.height; ++y)
+    for (int x = 0; x < f.grid.width; ++x) rgba[y * f.grid.width + x] = tonemap_pixel(f, x, y, s, scale);
+}
+
+void heatmap_host(const FilmView& f, uint32_t target_spp, uint32_t* rgba) {
+  for (int y = 0; y < f.grid.height; ++y)
+    for (int x = 0; x < f.grid.width; ++x) rgba[y * f.grid.width + x] = heat_pixel(f, x, y, target_spp);
+}
+
+double mse_host(const FilmView& f, const float* ref) {
+  const size_t n = static_cast<size_t>(f.grid.width) * f.grid.height;
+  double acc = 0.0;
+  for (size_t i = 0; i < n; ++i) acc += pixel_squared_error(f, static_cast<uint32_t>(i), ref);
+  return acc / (3.0 * static_cast<double>(n));
+}
+
+double mse_images(const float* a, const float* b, size_t pixels) {
+  double acc = 0.0;
+  for (size_t i = 0; i < 3 * pixels; ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    acc += d * d;
+  }
+  return pixels ? acc / (3.0 * static_cast<double>(pixels)) : 0.0;
+}
+
+}  // namespace mv

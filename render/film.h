@@ -1,0 +1,101 @@
+// The film: the contract between renderer and viewer (ARCHITECTURE.md, "The film is the contract").
+//
+// Per pixel (row-major, y = 0 the top row): Σ radiance and Σ radiance² as linear RGB float32 (the 4th
+// lane is padding, so each pixel is one 16-byte access), and the sample count. Per 4×4 patch: the
+// samples per pixel done (the heat map; every pixel of a patch has the same count under the patch task).
+// Display, capture and MSE read only the film. The film lives on the host, on the device, or both;
+// `Film::make_current` moves it to the side the active strategy runs on (live switching keeps it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "render/common.h"
+#include "render/device_buffer.h"
+#include "render/math.h"
+
+namespace mv {
+
+struct alignas(16) Rgba32f {
+  float r = 0.f, g = 0.f, b = 0.f, a = 0.f;
+};
+
+/// Where data lives or code runs.
+enum class Side { Host, Device };
+
+/// Patch grid of an image: ceil(width/4) × ceil(height/4) patches, the last row/column possibly partial.
+struct PatchGrid {
+  int width = 0, height = 0, patches_x = 0, patches_y = 0;
+  MV_HD PatchGrid() = default;
+  MV_HD PatchGrid(int w, int h)
+      : width(w), height(h), patches_x((w + kPatchSize - 1) / kPatchSize), patches_y((h + kPatchSize - 1) / kPatchSize) {}
+  MV_HD uint32_t num_patches() const { return static_cast<uint32_t>(patches_x) * static_cast<uint32_t>(patches_y); }
+  MV_HD uint32_t patch_of(int x, int y) const {
+    return static_cast<uint32_t>((y / kPatchSize) * patches_x + x / kPatchSize);
+  }
+  /// Pixel of patch `p` at local index `i` in [0, 16); false if it lies outside the image.
+  MV_HD bool pixel(uint32_t p, int i, int& x, int& y) const {
+    x = static_cast<int>(p % static_cast<uint32_t>(patches_x)) * kPatchSize + (i % kPatchSize);
+    y = static_cast<int>(p / static_cast<uint32_t>(patches_x)) * kPatchSize + (i / kPatchSize);
+    return x < width && y < height;
+  }
+};
+
+/// Raw pointers to one side's film buffers (trivially copyable, passed to kernels by value).
+struct FilmView {
+  PatchGrid grid;
+  Rgba32f* sum = nullptr;
+  Rgba32f* sum_sq = nullptr;
+  uint32_t* spp = nullptr;
+  uint32_t* patch_spp = nullptr;
+
+  MV_HD Vec3 mean(uint32_t pixel) const {
+    const uint32_t n = spp[pixel];
+    if (n == 0) return Vec3{0.f};
+    const Rgba32f s = sum[pixel];
+    const float inv = 1.f / static_cast<float>(n);
+    return {s.r * inv, s.g * inv, s.b * inv};
+  }
+};
+
+/// Bytes the film needs on each side for a width × height image.
+uint64_t film_bytes(int width, int height);
+
+class Film {
+ public:
+  Film() = default;
+  /// Allocates for width × height (host always; device too when `use_device`), zeroed.
+  /// Throws InputError if the film would not fit in free host or device memory (checked before allocating).
+  void allocate(int width, int height, bool use_device);
+  /// Zeroes both sides; the current side stays.
+  void clear();
+  /// Copies the buffers to `side` if it is not current (a no-op otherwise) and makes it current.
+  void make_current(Side side);
+  Side current() const { return current_; }
+  bool has_device() const { return has_device_; }
+  const PatchGrid& grid() const { return grid_; }
+  int width() const { return grid_.width; }
+  int height() const { return grid_.height; }
+  size_t pixels() const { return static_cast<size_t>(grid_.width) * grid_.height; }
+  FilmView view(Side side);
+  /// The host copy, brought up to date from the device first if the device is current.
+  const std::vector<Rgba32f>& host_sum() { sync_host(); return h_sum_; }
+  const std::vector<Rgba32f>& host_sum_sq() { sync_host(); return h_sum_sq_; }
+  const std::vector<uint32_t>& host_spp() { sync_host(); return h_spp_; }
+  const std::vector<uint32_t>& host_patch_spp() { sync_host(); return h_patch_spp_; }
+  /// Host view after syncing (read-only use: capture, MSE on the CPU, tests).
+  FilmView host_view_synced() { sync_host(); return view(Side::Host); }
+
+ private:
+  void sync_host();
+  PatchGrid grid_;
+  bool has_device_ = false;
+  Side current_ = Side::Host;
+  std::vector<Rgba32f> h_sum_, h_sum_sq_;
+  std::vector<uint32_t> h_spp_, h_patch_spp_;
+  DeviceBuffer<Rgba32f> d_sum_, d_sum_sq_;
+  DeviceBuffer<uint32_t> d_spp_, d_patch_spp_;
+  bool host_stale_ = false;  // device current and host copy older than it
+};
+
+}  // namespace mv

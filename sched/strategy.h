@@ -1,0 +1,90 @@
+// Strategies: how a workload's tasks are mapped onto CPU threads or GPU warps, and in what order.
+//
+// The Workload concept (what a strategy may use of W; render/patch_workload.h is the model):
+//   using W::View;                         trivially copyable, with
+//     MV_HD uint32_t run_task(uint32_t)    one thread executes a task; returns paths traced (0: finished)
+//     __device__ uint32_t run_task_warp(uint32_t)  one warp executes a task (GPU mapping)
+//     MV_HD bool finished(uint32_t)        task reached its target
+//     float* priority                      per task, larger = more urgent; kFinishedPriority when done
+//   uint32_t W::num_tasks();  uint32_t W::paths_per_task();  W::make_current(Side);  View W::view(Side);
+//   TaskCounters* W::device_counters()     device counters that run_task_warp accumulates
+// Strategies never know a concrete workload: they are templates over W, instantiated by the registry
+// (app/core/strategies.cu), so any strategy runs any workload (ARCHITECTURE.md, "Registries").
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "render/errors.h"
+#include "render/film.h"
+
+namespace mv {
+
+/// Settings every strategy reads; all may change between steps (live in the GUI).
+struct ScheduleSettings {
+  /// Tasks per wave K for priority waves (sorted-waves, and the CPU strategies' priority order), [1, 2^24].
+  uint32_t wave_size = 8192;
+  /// GPU threads per block for task kernels (a multiple of 32 in [32, 1024]).
+  uint32_t block_size = 128;
+};
+
+/// What one step did.
+struct StepStats {
+  uint64_t paths = 0;      ///< paths traced
+  uint64_t tasks = 0;      ///< task executions
+  uint32_t finished = 0;   ///< tasks that reached their target in this step
+  double busy_ms = 0.0;    ///< time the executing side was busy (CUDA events on the GPU, wall clock on the CPU)
+};
+
+struct StrategyInfo {
+  std::string name;         ///< registry key, e.g. "sorted-waves"
+  std::string description;  ///< one line for the GUI tooltip and `--help`
+  Side side = Side::Device; ///< where its tasks execute
+};
+
+template <class W>
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual const StrategyInfo& info() const = 0;
+  /// Executes tasks of `w` worth about `budget_paths` paths (at least one task), returns what was done.
+  /// The workload must be current on info().side. Throws CudaError on a failed CUDA call.
+  virtual StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& settings) = 0;
+  /// Forgets cached schedule state (call after the workload was reset or its target changed).
+  virtual void invalidate() {}
+};
+
+/// Name → factory for one workload type; the GUI combo boxes and the CLI's --strategy come from here.
+template <class W>
+class StrategyRegistry {
+ public:
+  using Factory = std::function<std::unique_ptr<Strategy<W>>()>;
+  struct Entry {
+    StrategyInfo info;
+    Factory make;
+  };
+  void add(StrategyInfo info, Factory make) { entries_.push_back({std::move(info), std::move(make)}); }
+  const std::vector<Entry>& entries() const { return entries_; }
+  /// Throws InputError listing the registered names if `name` is unknown.
+  const Entry& find(std::string_view name) const {
+    for (const Entry& e : entries_)
+      if (e.info.name == name) return e;
+    std::string names;
+    for (const Entry& e : entries_) names += (names.empty() ? "" : ", ") + e.info.name;
+    throw InputError("", "strategy", "unknown strategy \"" + std::string(name) + "\" (allowed: " + names + ")");
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const Entry& e : entries_) n.push_back(e.info.name);
+    return n;
+  }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+}  // namespace mv
