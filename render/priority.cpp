@@ -13,6 +13,7 @@ const char* priority_name(PriorityFunction f) {
     case PriorityFunction::Intensity: return "intensity";
     case PriorityFunction::Convergence: return "convergence";
     case PriorityFunction::Variance: return "variance";
+    case PriorityFunction::RelativeError: return "relative-error";
   }
   return "?";
 }
@@ -23,7 +24,7 @@ PriorityFunction parse_priority(const char* name) {
     if (std::strcmp(name, priority_name(f)) == 0) return f;
   }
   throw InputError("", "priority", std::string("unknown priority function \"") + name +
-                                       "\" (allowed: none, intensity, convergence, variance)");
+                                       "\" (allowed: none, intensity, convergence, variance, relative-error)");
 }
 
 }  // namespace mv

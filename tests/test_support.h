@@ -1,0 +1,99 @@
+// Helpers shared by the tests: small scenes built in code and film statistics.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/core/session.h"
+#include "render/gpu.h"
+#include "render/patch_workload.h"
+#include "render/scene.h"
+
+namespace mv::test {
+
+#define MV_REQUIRE_GPU()                                                                 \
+  do {                                                                                   \
+    if (!::mv::gpu_available()) GTEST_SKIP() << "no CUDA GPU: " << ::mv::gpu_info().reason; \
+  } while (0)
+
+/// A closed enclosure seen from inside, every wall diffuse with albedo `a` and emission `e`:
+/// the radiance everywhere is e / (1 - a) (the white-furnace test). `quads` builds it from six
+/// inward-facing emissive quads (exercising next-event estimation); otherwise from one Box.
+inline Scene furnace_scene(float albedo, float emission, bool quads, int size = 16) {
+  Scene s;
+  s.name = quads ? "furnace-quads" : "furnace-box";
+  s.width = s.height = size;
+  s.target_spp = 64;
+  s.max_depth = 1024;  // truncation bias a^depth is negligible; Russian roulette ends paths
+  Material m;
+  m.type = MaterialType::Diffuse;
+  m.albedo = Vec3{albedo};
+  m.emission = Vec3{emission};
+  s.materials.push_back(m);
+  s.material_names.push_back("wall");
+  s.camera.position = {0.1f, 0.2f, 0.3f};
+  s.camera.look_at = {0.5f, -0.3f, -1.f};
+  s.camera.vfov_deg = 90.f;
+  if (quads) {
+    const float lo = -1.f, d = 2.f;
+    // Each face is listed with edges (a, b) whose a × b points out of the cube; the quad takes them as
+    // (b, a), so its normal (and a light's emitting side) faces into the cube.
+    auto quad = [&](Vec3 c, Vec3 a, Vec3 b) { s.quads.push_back(Quad{c, b, a, 0, {}, 0.f}); };
+    quad({lo, lo, lo}, {0, d, 0}, {d, 0, 0});   // z = lo
+    quad({lo, lo, -lo}, {d, 0, 0}, {0, d, 0});  // z = hi
+    quad({lo, lo, lo}, {0, 0, d}, {0, d, 0});   // x = lo
+    quad({-lo, lo, lo}, {0, d, 0}, {0, 0, d});  // x = hi
+    quad({lo, lo, lo}, {d, 0, 0}, {0, 0, d});   // y = lo
+    quad({lo, -lo, lo}, {0, 0, d}, {d, 0, 0});  // y = hi
+  } else {
+    s.boxes.push_back(Box{{-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}, 0});
+  }
+  s.finalize();
+  return s;
+}
+
+/// Mean and standard error over pixels of the per-pixel luminance-free channel average.
+struct ImageStats {
+  double mean = 0.0, stderr_ = 0.0;
+};
+inline ImageStats channel_mean(const std::vector<float>& rgb) {
+  const size_t n = rgb.size() / 3;
+  double s = 0.0, s2 = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = (rgb[3 * i] + rgb[3 * i + 1] + rgb[3 * i + 2]) / 3.0;
+    s += v;
+    s2 += v * v;
+  }
+  ImageStats st;
+  st.mean = s / n;
+  st.stderr_ = std::sqrt(std::max(0.0, s2 / n - st.mean * st.mean) / (n - 1));
+  return st;
+}
+
+/// Renders `scene` to its target with the named strategy (CPU or GPU) and returns the mean image.
+inline std::vector<float> render_mean_image(PatchWorkload& w, const std::string& strategy, uint32_t wave = 8192) {
+  const auto& entry = patch_strategies().find(strategy);
+  auto strat = entry.make();
+  w.make_current(entry.info.side);
+  ScheduleSettings s;
+  s.wave_size = wave;
+  for (int guard = 0; guard < 1000000; ++guard) {
+    const StepStats st = strat->step(w, 1u << 20, s);
+    if (st.paths == 0) break;
+  }
+  w.make_current(Side::Host);
+  const FilmView f = w.film().host_view_synced();
+  std::vector<float> rgb(w.film().pixels() * 3);
+  for (size_t i = 0; i < w.film().pixels(); ++i) {
+    const Vec3 m = f.mean(static_cast<uint32_t>(i));
+    rgb[3 * i] = m.x;
+    rgb[3 * i + 1] = m.y;
+    rgb[3 * i + 2] = m.z;
+  }
+  return rgb;
+}
+
+}  // namespace mv::test
