@@ -1,5 +1,8 @@
 // GPU and CPU drivers of the display transform and the MSE (render/tonemap.h, render/metrics.h).
 #include <cub/block/block_reduce.cuh>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include "render/cuda_check.h"
 #include "render/metrics.h"
@@ -67,17 +70,24 @@ double mse_device(const FilmView& f, const float* d_ref, double* d_scratch) {
   return sum / n;
 }
 
+// Host drivers run over rows with TBB: the CPU display path tone-maps every frame.
 float max_mean_host(const FilmView& f) {
-  float m = 0.f;
   const size_t n = static_cast<size_t>(f.grid.width) * f.grid.height;
-  for (size_t i = 0; i < n; ++i) m = fmaxf(m, max_component(f.mean(static_cast<uint32_t>(i))));
-  return m;
+  return tbb::parallel_reduce(
+      tbb::blocked_range<size_t>(0, n, 4096), 0.f,
+      [&](const tbb::blocked_range<size_t>& r, float m) {
+        for (size_t i = r.begin(); i != r.end(); ++i) m = fmaxf(m, max_component(f.mean(static_cast<uint32_t>(i))));
+        return m;
+      },
+      [](float a, float b) { return fmaxf(a, b); });
 }
 
 void tonemap_host(const FilmView& f, const ToneMapSettings& s, uint32_t* rgba) {
   const float scale = tonemap_scale(s, s.mode == ToneMapMode::MaxToWhite ? max_mean_host(f) : 0.f);
-  for (int y = 0; y < f.grid.height; ++y)
-    for (int x = 0; x < f.grid.width; ++x) rgba[y * f.grid.width + x] = tonemap_pixel(f, x, y, s, scale);
+  tbb::parallel_for(tbb::blocked_range<int>(0, f.grid.height), [&](const tbb::blocked_range<int>& rows) {
+    for (int y = rows.begin(); y != rows.end(); ++y)
+      for (int x = 0; x < f.grid.width; ++x) rgba[y * f.grid.width + x] = tonemap_pixel(f, x, y, s, scale);
+  });
 }
 
 void heatmap_host(const FilmView& f, uint32_t target_spp, uint32_t* rgba) {

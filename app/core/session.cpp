@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <tuple>
 
 #include "app/core/image_io.h"
 #include "render/metrics.h"
@@ -65,22 +66,41 @@ void Session::rebuild_workload(Scene scene) {
   }
 }
 
+void Session::replace_workload(Scene next, const SessionOptions& next_options) {
+  const SessionOptions old_options = options_;
+  Scene old_scene = workload_->scene();
+  auto old_reference = std::make_tuple(reference_rgb_, reference_path_, reference_size_);
+  options_ = next_options;
+  try {
+    rebuild_workload(std::move(next));
+  } catch (...) {
+    // The old film was freed to make room: rebuild it (it fitted before), then report the failure.
+    options_ = old_options;
+    std::tie(reference_rgb_, reference_path_, reference_size_) = std::move(old_reference);
+    rebuild_workload(std::move(old_scene));
+    if (has_reference() && use_gpu_) d_reference_.upload(reference_rgb_);
+    throw;
+  }
+}
+
 void Session::load_scene(const std::string& name_or_path) {
   Scene s = load_scene_file_(name_or_path);
-  options_.scene = name_or_path;
-  options_.task.target_spp = 0;  // take the new scene's target
+  SessionOptions next = options_;
+  next.scene = name_or_path;
+  next.task.target_spp = 0;  // take the new scene's target
   reference_rgb_.clear();
   reference_path_.clear();
-  rebuild_workload(std::move(s));
+  replace_workload(std::move(s), next);
 }
 
 void Session::set_resolution(int width, int height) {
   Scene s = workload_->scene();
   s.width = width;
   s.height = height;
-  options_.width = width;
-  options_.height = height;
-  rebuild_workload(std::move(s));
+  SessionOptions next = options_;
+  next.width = width;
+  next.height = height;
+  replace_workload(std::move(s), next);
 }
 
 void Session::set_camera(const Camera& cam) {
@@ -216,6 +236,8 @@ void Session::tonemap_to_host(const ToneMapSettings& s, std::vector<uint32_t>& r
 }
 
 void Session::tonemap_to_device(const ToneMapSettings& s, uint32_t* d_rgba) {
+  if (workload_->current() != Side::Device)
+    throw CudaError("tonemap_to_device: the film is on the host (a CPU strategy is active); use tonemap_to_host");
   d_tonemap_scratch_.resize(1);
   tonemap_device(workload_->film().view(Side::Device), s, d_rgba, d_tonemap_scratch_.data());
 }

@@ -92,7 +92,7 @@ class Session {
   // ---- display ----
   /// Tone-maps the film into `rgba` (host, width × height): the CPU display path and captures.
   void tonemap_to_host(const ToneMapSettings& s, std::vector<uint32_t>& rgba);
-  /// Tone-maps into a device RGBA8 buffer (GPU film only).
+  /// Tone-maps into a device RGBA8 buffer. Throws CudaError if the film is on the host.
   void tonemap_to_device(const ToneMapSettings& s, uint32_t* d_rgba);
 
   // ---- introspection ----
@@ -111,6 +111,8 @@ class Session {
 
  private:
   Scene load_scene_file_(const std::string& name);
+  /// Rebuilds with `next`; on failure restores the previous scene, film size and options and rethrows.
+  void replace_workload(Scene next, const SessionOptions& next_options);
   void rebuild_workload(Scene scene);
   void count_finished();
   uint64_t frame_budget_paths() const;

@@ -16,8 +16,11 @@ struct GuiOptions {
   std::string capture_dir = "captures";
 };
 
-/// Runs the viewer until the window closes. Returns the process exit code. Errors while running are
-/// shown in the error panel; only a failure to open the window (no display) returns non-zero.
+/// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.
+/// Errors while running are shown in the error panel and the viewer goes on. Returns 1 after printing
+/// one line to stderr when it cannot start: options the Session rejects ("megaview: <error>"), or no
+/// window ("megaview: cannot open a window (no display?): <GLFW error>; use `megaview render` for
+/// headless rendering"); also when the smoke test's window shot cannot be written.
 int run_gui(const GuiOptions& options);
 
 }  // namespace mv

@@ -1,0 +1,87 @@
+// What the viewer's panels and its frame loop share: UI settings, queued Session changes, live numbers.
+//
+// Panels only read the Session; every change they make is queued as a SessionCommand and applied by the
+// frame loop between frames (Viewer::apply_commands), which is also the one place that catches the
+// exceptions of those calls and shows them in the error window.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/core/session.h"
+#include "app/gui/mse_tracker.h"
+
+namespace mv::gui {
+
+/// A change to the Session requested by a panel.
+struct SessionCommand {
+  std::string action;                 ///< what the user did, for the error window ("Apply resolution")
+  std::function<void(Session&)> run;  ///< the Session call(s)
+  /// Optional validation without side effects, run first; its failure leaves the Session untouched.
+  std::function<void()> check;
+  bool resets_film = false;           ///< the call clears the film (scene, resolution, camera, seed, reset)
+  /// The call replaces the film (scene, resolution); on failure the Session restores the previous scene
+  /// on a new, empty film, which the viewer then treats as a reset.
+  bool rebuilds_film = false;
+};
+
+/// Exponential moving average; the first sample is taken as is.
+class Ema {
+ public:
+  explicit Ema(double alpha = 0.1) : alpha_(alpha) {}
+  void add(double x) {
+    value_ = valid_ ? value_ + alpha_ * (x - value_) : x;
+    valid_ = true;
+  }
+  void clear() {
+    value_ = 0.0;
+    valid_ = false;
+  }
+  double value() const { return value_; }
+  bool valid() const { return valid_; }
+
+ private:
+  double alpha_;
+  double value_ = 0.0;
+  bool valid_ = false;
+};
+
+/// Average samples per pixel of the film: paths traced since the last reset / pixels.
+double mean_spp(const Session& session);
+
+struct GuiState {
+  explicit GuiState(const Session& session);
+
+  ToneMapSettings tonemap;       ///< target_spp follows the session each frame
+  bool paused = false;
+  bool force_host_copy = false;  ///< display through the host even where interop works
+  Camera file_camera;            ///< the scene file's camera, for "Reset camera"
+  int edit_width = 0, edit_height = 0;  ///< the resolution fields, applied by "Apply"
+  std::vector<SessionCommand> commands;
+
+  MseTracker mse;
+  Ema paths_per_second{0.2};
+  Ema frame_ms{0.1};             ///< wall clock of a loop iteration
+
+  std::string error;             ///< shown in the Error window until dismissed; empty: none
+  int error_count = 0;           ///< errors since the window was last dismissed
+  bool error_raise = false;      ///< bring the Error window to the front on its next draw
+  bool capture_requested = false;
+  std::string capture_message;   ///< path written, or why the capture failed
+  bool capture_failed = false;
+
+  /// Frames per second from the smoothed frame time.
+  double fps() const { return frame_ms.value() > 0.0 ? 1000.0 / frame_ms.value() : 0.0; }
+  /// Queues a Session change (applied after the panels are drawn).
+  void queue(std::string action, std::function<void(Session&)> run, bool resets_film = false);
+  /// Queues a change that rebuilds the film (scene, resolution), with an optional side-effect-free check.
+  void queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run);
+  /// Shows `e` in the error window as "<action>: <message>" and logs it.
+  void report(const std::string& action, const std::exception& e);
+  /// Re-reads what follows the session after its film was reset: edit fields, MSE history, smoothing.
+  void on_film_reset(const Session& session);
+};
+
+}  // namespace mv::gui

@@ -1,0 +1,86 @@
+#include "app/gui/panels.h"
+
+#include <imgui.h>
+
+#include <string>
+
+#include "app/gui/panel_sections.h"
+#include "render/gpu.h"
+
+namespace mv::gui {
+
+namespace {
+constexpr float kMargin = 8.f;
+constexpr float kPanelWidth = 390.f;
+
+float status_bar_height() { return ImGui::GetFrameHeight() + 2.f * ImGui::GetStyle().WindowPadding.y; }
+}  // namespace
+
+float draw_control_window(const Session& s, GuiState& st, const Display& display) {
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(kMargin, kMargin), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, screen.y - status_bar_height() - 2.f * kMargin), ImGuiCond_FirstUseEver);
+  float image_left = 0.f;
+  if (ImGui::Begin("Render")) {
+    ImGui::PushItemWidth(ImGui::GetFontSize() * -9.f);  // leave room for the labels
+    scene_section(s, st);
+    scheduling_section(s, st);
+    tonemap_section(st, display);
+    progress_section(s, st, display.stats());
+    mse_section(s, st);
+    capture_section(st);
+    ImGui::PopItemWidth();
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    if (pos.x < 2.f * kMargin) image_left = pos.x + size.x;
+  }
+  ImGui::End();
+  return image_left;
+}
+
+float draw_status_bar(const Session& s, const GuiState& st, const DisplayStats& d) {
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  const float height = status_bar_height();
+  ImGui::SetNextWindowPos(ImVec2(0.f, screen.y - height));
+  ImGui::SetNextWindowSize(ImVec2(screen.x, height));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  if (ImGui::Begin("##status", nullptr, flags)) {
+    const GpuInfo& gpu = gpu_info();
+    const std::string device = gpu.available ? gpu.name : "no GPU";
+    ImGui::AlignTextToFramePadding();
+    ImGui::Text("%s%s  |  %s  |  %s/%s  |  %.1f spp  |  %.0f fps  |  display %.2f ms", st.paused ? "PAUSED  |  " : "",
+                d.label.empty() ? "-" : d.label.c_str(), device.c_str(), s.strategy().name.c_str(),
+                priority_name(s.options().task.priority), mean_spp(s), st.fps(), d.update_ms + d.draw_ms);
+    if (!d.interop_failure.empty() && ImGui::IsItemHovered())
+      ImGui::SetTooltip("CUDA-GL interop unavailable: %s", d.interop_failure.c_str());
+  }
+  ImGui::End();
+  return height;
+}
+
+void draw_error_window(GuiState& st, float image_left) {
+  if (st.error.empty()) return;
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (image_left + screen.x), 3.f * kMargin), ImGuiCond_Appearing, ImVec2(0.5f, 0.f));
+  if (st.error_raise) ImGui::SetNextWindowFocus();
+  st.error_raise = false;
+  ImGui::SetNextWindowSizeConstraints(ImVec2(320.f, 0.f), ImVec2(screen.x - image_left, screen.y * 0.6f));
+  ImGui::PushStyleColor(ImGuiCol_TitleBg, ImVec4(0.55f, 0.08f, 0.08f, 1.f));
+  ImGui::PushStyleColor(ImGuiCol_TitleBgActive, ImVec4(0.75f, 0.10f, 0.10f, 1.f));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.22f, 0.05f, 0.05f, 0.95f));
+  if (ImGui::Begin("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 0.9f * (screen.x - image_left) - 2.f * kMargin);
+    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.75f, 1.f), "%s", st.error.c_str());
+    ImGui::PopTextWrapPos();
+    if (st.error_count > 1) ImGui::TextDisabled("(%d errors; the latest is shown)", st.error_count);
+    if (ImGui::Button("Dismiss")) {
+      st.error.clear();
+      st.error_count = 0;
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleColor(3);
+}
+
+}  // namespace mv::gui

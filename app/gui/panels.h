@@ -1,0 +1,22 @@
+// The viewer's Dear ImGui panels: the "Render" control window, the status bar and the error window.
+// Panels read the Session and queue every change as a SessionCommand (app/gui/gui_state.h).
+#pragma once
+
+#include "app/core/session.h"
+#include "app/gui/display.h"
+#include "app/gui/gui_state.h"
+
+namespace mv::gui {
+
+/// The "Render" window with collapsible sections: Scene, Scheduling, Tone mapping, Progress, MSE and
+/// Capture. Returns where the image area may begin horizontally (screen units): the window's right edge
+/// while it is expanded at the left border, else 0.
+float draw_control_window(const Session& session, GuiState& state, const Display& display);
+/// The status bar along the bottom border: display path, GPU, strategy, progress, fps, display cost.
+/// Returns its height (screen units).
+float draw_status_bar(const Session& session, const GuiState& state, const DisplayStats& display);
+/// The red "Error" window, shown while state.error is set, centred over the image area that starts at
+/// `image_left` (screen units); its Dismiss button clears it.
+void draw_error_window(GuiState& state, float image_left);
+
+}  // namespace mv::gui
