@@ -14,6 +14,8 @@ struct GuiOptions {
   int frames = 0;
   std::string window_shot;        ///< PNG of the whole window after `frames` frames
   std::string capture_dir = "captures";
+  /// Start with the display copying through the host even where CUDA-GL interop works (to compare).
+  bool force_host_copy = false;
 };
 
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.

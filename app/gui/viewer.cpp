@@ -31,6 +31,7 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
       state_(*session_) {
   window_.set_swap_interval(options_.frames > 0 ? 0 : 1);
   window_.watch_key(GLFW_KEY_F12);
+  state_.force_host_copy = options_.force_host_copy;
   start_ = last_frame_ = std::chrono::steady_clock::now();
 }
 

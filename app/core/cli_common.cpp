@@ -1,0 +1,29 @@
+#include "app/core/cli.h"
+
+namespace mv {
+
+std::string sibling_path(const std::string& path, const std::string& field, const std::string& ext,
+                         const std::string& new_ext) {
+  if (path.size() <= ext.size() || path.compare(path.size() - ext.size(), ext.size(), ext) != 0)
+    throw InputError(path, field, "expected a file name ending in " + ext);
+  return path.substr(0, path.size() - ext.size()) + new_ext;
+}
+
+ToneMapSettings default_display(const Session& s) {
+  ToneMapSettings tm;
+  tm.target_spp = s.options().task.target_spp;
+  return tm;
+}
+
+std::vector<std::string> strategies_on(Side side) {
+  std::vector<std::string> names;
+  for (const auto& e : patch_strategies().entries())
+    if (e.info.side == side) names.push_back(e.info.name);
+  return names;
+}
+
+double msamples_per_second(uint64_t paths, double busy_ms) {
+  return busy_ms > 0.0 ? static_cast<double>(paths) / busy_ms * 1e-3 : 0.0;
+}
+
+}  // namespace mv

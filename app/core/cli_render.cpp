@@ -1,0 +1,44 @@
+// `megaview render`: one image to PNG + EXR, with a summary line and the MSE against a reference.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "app/core/cli.h"
+#include "app/core/image_io.h"
+#include "app/core/output_file.h"
+
+namespace mv {
+
+void run_render(const RenderCommand& c) {
+  const std::string exr = sibling_path(c.out, "--out", ".png", ".exr");
+  ensure_absent(c.out);  // refuse before rendering, not after
+  ensure_absent(exr);
+  Session s(c.session);
+  const auto t0 = std::chrono::steady_clock::now();
+  const FrameStats fs = s.run(0, c.time_ms);
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  std::vector<uint32_t> rgba;
+  s.tonemap_to_host(default_display(s), rgba);
+  const std::vector<float> linear = s.mean_image();
+  const int w = static_cast<int>(s.width()), h = static_cast<int>(s.height());
+  write_new_file(c.out, [&](const std::string& tmp) { write_png(tmp, rgba.data(), w, h); });
+  try {
+    write_new_file(exr, [&](const std::string& tmp) { write_exr(tmp, linear.data(), w, h); });
+  } catch (...) {
+    std::remove(c.out.c_str());  // the pair is written together or not at all
+    throw;
+  }
+
+  const double spp = static_cast<double>(fs.total_paths) / (static_cast<double>(w) * h);
+  fmt::print(
+      "{}, {}: {} {}x{}, {}:{}, {} paths ({:.2f} spp), {:.1f} ms busy ({:.1f} ms wall), {:.2f} Msamples/s, "
+      "{}/{} patches finished\n",
+      c.out, exr, s.scene().name, w, h, s.strategy().name, priority_name(s.options().task.priority), fs.total_paths,
+      spp, fs.total_busy_ms, wall_ms, msamples_per_second(fs.total_paths, fs.total_busy_ms), fs.finished_tasks,
+      fs.num_tasks);
+  if (s.has_reference()) fmt::print("MSE {:.9e} (reference {})\n", s.mse(), s.reference_path());
+}
+
+}  // namespace mv

@@ -1,0 +1,224 @@
+// megaview's command line: the GUI by default, and the headless subcommands render, reference,
+// mse-curve and bench (app/core/cli.h). Bad input ends the program with one line on stderr,
+// "megaview: <message>", and exit status 1 (command-line syntax errors: CLI11's status).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/core/cli.h"
+#include "app/gui/gui.h"
+#include "render/errors.h"
+
+namespace {
+
+using namespace mv;
+
+/// The options every command shares; `priority` is bound as text and parsed after CLI11 is done.
+struct Common {
+  SessionOptions session;
+  std::string priority = priority_name(PriorityFunction::Convergence);
+};
+
+std::vector<std::string> priority_names() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumPriorityFunctions; ++i) n.push_back(priority_name(static_cast<PriorityFunction>(i)));
+  return n;
+}
+
+/// Scene, size, sampling and device options (every command).
+void add_session_options(CLI::App& app, Common& c) {
+  SessionOptions& o = c.session;
+  app.add_option("--scene", o.scene, "scene name (a file in scenes/) or path to a scene file")->capture_default_str();
+  app.add_option("--width", o.width, "image width in pixels (default: the scene's)")
+      ->check(CLI::Range(kMinResolution, kMaxResolution));
+  app.add_option("--height", o.height, "image height in pixels (default: the scene's)")
+      ->check(CLI::Range(kMinResolution, kMaxResolution));
+  app.add_option("--paths-per-pixel", o.task.paths_per_pixel, "new samples per pixel each time a patch runs")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--spp", o.task.target_spp, "target samples per pixel (default: the scene's)")
+      ->check(CLI::Range(1, kMaxTargetSpp));
+  app.add_option("--seed", o.task.seed, "random seed (same seed, same image)")->capture_default_str();
+  app.add_option("--wave-size", o.schedule.wave_size, "tasks per priority wave K")
+      ->check(CLI::Range(1, 1 << 24))
+      ->capture_default_str();
+  app.add_flag("--cpu", o.force_cpu, "render on the CPU even when a GPU is present");
+}
+
+void add_strategy_option(CLI::App& app, Common& c, const std::string& default_text) {
+  app.add_option("--strategy", c.session.strategy, "scheduling strategy (default: " + default_text + ")")
+      ->check(CLI::IsMember(patch_strategies().names()));
+}
+
+void add_priority_option(CLI::App& app, Common& c) {
+  app.add_option("--priority", c.priority, "priority function of the patch tasks")
+      ->check(CLI::IsMember(priority_names()))
+      ->capture_default_str();
+}
+
+void add_reference_option(CLI::App& app, Common& c, const std::string& what) {
+  app.add_option("--reference", c.session.reference, what);
+}
+
+SessionOptions finish(const Common& c) {
+  SessionOptions o = c.session;
+  o.task.priority = parse_priority(c.priority.c_str());
+  return o;
+}
+
+/// One line on stderr: "megaview: <message>".
+void report(const std::string& message) {
+  std::string line = message;
+  for (char& ch : line)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  std::fprintf(stderr, "megaview: %s\n", line.c_str());
+}
+
+const char* const kDefaultStrategy = "sorted-waves on a GPU, cpu-parallel otherwise";
+
+void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
+  add_session_options(app, c);
+  add_strategy_option(app, c, kDefaultStrategy);
+  add_priority_option(app, c);
+  add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
+  app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--window-shot", gui.window_shot, "after --frames frames, save the window as this PNG");
+  app.add_flag("--host-copy", gui.force_host_copy,
+               "display through a host copy even where CUDA-GL interop works (to compare their cost)");
+  app.add_option("--capture-dir", gui.capture_dir, "folder for screenshots")->capture_default_str();
+}
+
+CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
+  CLI::App* cmd = app.add_subcommand("render", "render one image to F.png (tone-mapped) and F.exr (linear)");
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, kDefaultStrategy);
+  add_priority_option(*cmd, c);
+  add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
+  cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", r.out, "output PNG; the EXR goes beside it")->required();
+  return cmd;
+}
+
+CLI::App* add_reference_command(CLI::App& app, Common& c, ReferenceCommand& r) {
+  CLI::App* cmd = app.add_subcommand("reference", "render a ground-truth EXR with a sidecar JSON");
+  c.session.task.seed = kReferenceSeed;
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, "the fastest: uniform on a GPU, cpu-parallel otherwise");
+  cmd->get_option("--spp")->required();
+  cmd->add_option("--out", r.out, "output EXR; R.json goes beside it")->required();
+  cmd->add_flag("--force", r.force, "replace existing output files");
+  return cmd;
+}
+
+CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
+  CLI::App* cmd = app.add_subcommand("mse-curve", "MSE over time and over samples per strategy (Kerbl 2012, Fig 9)");
+  add_session_options(*cmd, c);
+  add_priority_option(*cmd, c);
+  add_reference_option(*cmd, c, "reference EXR (default: the scene's, if any)");
+  cmd->add_option("--compare", m.compare,
+                  "series strategy[:priority], comma separated; without a priority: none for uniform, else --priority "
+                  "(default: uniform,sorted-waves:convergence,sorted-waves:variance with a GPU, "
+                  "cpu-parallel:none,cpu-parallel:convergence,cpu-parallel:variance without)")
+      ->delimiter(',');
+  cmd->add_option("--duration-ms", m.duration_ms, "busy time per series")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--interval-ms", m.interval_ms, "busy time between records")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P-time.png, P-samples.png")->required();
+  return cmd;
+}
+
+CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b) {
+  CLI::App* cmd = app.add_subcommand("bench", "time full renders per strategy (median of repeats)");
+  add_session_options(*cmd, c);
+  add_priority_option(*cmd, c);
+  cmd->add_option("--strategies", b.strategies,
+                  "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(patch_strategies().names()));
+  cmd->add_option("--repeat", b.repeat, "timed renders per strategy")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
+  return cmd;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
+      "Without a subcommand it opens the viewer.",
+      "megaview"};
+  app.require_subcommand(0, 1);
+  Common viewer_c, render_c, reference_c, curve_c, bench_c;
+  GuiOptions gui;
+  RenderCommand render;
+  ReferenceCommand reference;
+  MseCurveCommand curve;
+  BenchCommand bench;
+  add_viewer_options(app, viewer_c, gui);
+  CLI::App* render_cmd = add_render_command(app, render_c, render);
+  CLI::App* reference_cmd = add_reference_command(app, reference_c, reference);
+  CLI::App* curve_cmd = add_mse_curve_command(app, curve_c, curve);
+  CLI::App* bench_cmd = add_bench_command(app, bench_c, bench);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    report(e.what());
+    return e.get_exit_code();
+  }
+
+  if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
+    gui.session = finish(viewer_c);
+    return run_gui(gui);
+  }
+  // Options before the subcommand belong to the viewer; say so rather than ignore them.
+  const std::string sub = app.get_subcommands().front()->get_name();
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0)
+      throw InputError(
+          "", opt->get_name(),
+          "comes before `" + sub + "`, so it is the viewer's option; give `" + sub + "`'s options after its name");
+  if (render_cmd->parsed()) {
+    if (render_cmd->count("--spp") == 0 && render.time_ms <= 0.0)
+      throw InputError("", "render", "give --spp N (samples per pixel) or --time-ms T (busy time), or both");
+    render.session = finish(render_c);
+    run_render(render);
+  } else if (reference_cmd->parsed()) {
+    reference.session = finish(reference_c);
+    run_reference(reference);
+  } else if (curve_cmd->parsed()) {
+    curve.session = finish(curve_c);
+    if (curve.compare.empty()) {
+      curve.compare =
+          !curve.session.force_cpu && gpu_available()
+              ? std::vector<std::string>{"uniform", "sorted-waves:convergence", "sorted-waves:variance"}
+              : std::vector<std::string>{"cpu-parallel:none", "cpu-parallel:convergence", "cpu-parallel:variance"};
+    }
+    run_mse_curve(curve);
+  } else if (bench_cmd->parsed()) {
+    bench.session = finish(bench_c);
+    run_bench(bench);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const InputError& e) {
+    report(e.what());
+  } catch (const CudaError& e) {
+    report(std::string("CUDA error: ") + e.what());
+  } catch (const std::exception& e) {
+    report(e.what());
+  }
+  return 1;
+}

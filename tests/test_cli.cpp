@@ -1,0 +1,400 @@
+// The megaview binary as a user runs it: one-line errors that name the file, field or range; outputs
+// that never replace a file; the numbers it prints agree with the files it writes; the GUI smoke test.
+// The binary is MV_BINARY (set by CMake) unless $MEGAVIEW_BINARY names another one.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "app/core/image_io.h"
+#include "app/core/session.h"
+#include "render/metrics.h"
+
+extern char** environ;
+
+namespace mv {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "megaview-cli-XXXXXX").string();
+    if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::string binary() {
+  const char* b = std::getenv("MEGAVIEW_BINARY");
+  return b && *b ? b : MV_BINARY;
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
+};
+
+/// Runs `<env> megaview <args>` through the shell, capturing stdout, stderr and the exit status.
+Result megaview(const TempDir& dir, const std::string& args, const std::string& env = "") {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = env + " '" + binary() + "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+/// A 32×24 reference with some structure (a gradient), written by the test.
+std::string write_reference(const TempDir& dir, const std::string& name, int w = 32, int h = 24) {
+  std::vector<float> rgb(static_cast<size_t>(w) * h * 3);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = 0.05f + 0.5f * static_cast<float>(i % 97) / 97.f;
+  write_exr(dir / name, rgb.data(), w, h);
+  return dir / name;
+}
+
+const std::string kSmall = "--cpu --width 32 --height 24";
+
+TEST(Cli, UnknownStrategyNamesTheAllowedOnes) {
+  TempDir dir;
+  const Result r = megaview(dir, "render " + kSmall + " --spp 1 --strategy warp-drive --out '" + (dir / "x.png") + "'");
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("megaview: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("warp-drive"), std::string::npos) << r.err;
+  for (const std::string& name : patch_strategies().names()) EXPECT_NE(r.err.find(name), std::string::npos) << name;
+  EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
+TEST(Cli, MissingSceneFileIsNamed) {
+  TempDir dir;
+  const std::string scene = dir / "no-such-scene.json";
+  const Result r = megaview(dir, "render --cpu --spp 1 --scene '" + scene + "' --out '" + (dir / "x.png") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find(scene), std::string::npos) << r.err;
+}
+
+TEST(Cli, WidthOutOfRangeNamesTheFieldAndTheRange) {
+  TempDir dir;
+  const Result r = megaview(dir, "render --cpu --spp 1 --width 100000 --out '" + (dir / "x.png") + "'");
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  for (const char* part : {"--width", "100000", "4", "16384"}) EXPECT_NE(r.err.find(part), std::string::npos) << part;
+}
+
+TEST(Cli, ReferenceOfTheWrongSizeNamesTheFileAndBothSizes) {
+  TempDir dir;
+  const std::string ref = write_reference(dir, "small-ref.exr", 16, 16);
+  const Result r =
+      megaview(dir, "render " + kSmall + " --spp 1 --reference '" + ref + "' --out '" + (dir / "x.png") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  for (const std::string& part : {ref, std::string("16x16"), std::string("32x24")})
+    EXPECT_NE(r.err.find(part), std::string::npos) << part << " in " << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
+TEST(Cli, RenderNeverOverwritesAFile) {
+  TempDir dir;
+  const std::string png = dir / "out.png";
+  { std::ofstream(png, std::ios::binary) << "precious"; }
+  Result r = megaview(dir, "render " + kSmall + " --spp 1 --out '" + png + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find(png), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(png), "precious");
+  EXPECT_FALSE(fs::exists(dir / "out.exr"));
+
+  // The EXR beside it counts too.
+  const std::string exr = dir / "other.exr";
+  { std::ofstream(exr, std::ios::binary) << "also precious"; }
+  r = megaview(dir, "render " + kSmall + " --spp 1 --out '" + (dir / "other.png") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(exr), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(exr), "also precious");
+  EXPECT_FALSE(fs::exists(dir / "other.png"));
+}
+
+TEST(Cli, RenderPrintsTheMseOfTheImageItWrote) {
+  TempDir dir;
+  const std::string ref = write_reference(dir, "ref.exr");
+  const Result r =
+      megaview(dir, "render " + kSmall + " --spp 4 --reference '" + ref + "' --out '" + (dir / "out.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t at = r.out.find("\nMSE ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double printed = std::stod(r.out.substr(at + 5));
+
+  const ImageRgb img = read_exr(dir / "out.exr"), truth = read_exr(ref);
+  ASSERT_EQ(img.width, 32);
+  ASSERT_EQ(img.height, 24);
+  const double expected = mse_images(img.rgb.data(), truth.rgb.data(), 32 * 24);
+  EXPECT_GT(expected, 0.0);
+  EXPECT_NEAR(printed, expected, 1e-6 * expected);
+  int w = 0, h = 0;
+  read_png(dir / "out.png", w, h);
+  EXPECT_EQ(w * 1000 + h, 32 * 1000 + 24);
+  EXPECT_NE(r.out.find("3072 paths"), std::string::npos) << r.out;  // 32 × 24 × 4
+}
+
+TEST(Cli, RenderNeedsASampleCountOrATime) {
+  TempDir dir;
+  const Result r = megaview(dir, "render " + kSmall + " --out '" + (dir / "x.png") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("--spp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--time-ms"), std::string::npos) << r.err;
+}
+
+TEST(Cli, OptionsBeforeTheSubcommandAreRejected) {
+  TempDir dir;
+  const Result r = megaview(dir, "--scene cornell render --cpu --spp 1 --out '" + (dir / "x.png") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("--scene"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
+TEST(Cli, GuiWithoutADisplayPointsToRender) {
+  TempDir dir;
+  const Result r = megaview(dir, "--cpu", "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("render"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ReferenceWritesAnExrAndASidecarAndRefusesToOverwriteThem) {
+  TempDir dir;
+  const std::string exr = dir / "ref.exr";
+  Result r = megaview(dir, "reference " + kSmall + " --spp 8 --out '" + exr + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("100.0%"), std::string::npos) << r.err;  // progress, plain lines (not a terminal)
+  const ImageRgb img = read_exr(exr);
+  EXPECT_EQ(img.width, 32);
+  EXPECT_EQ(img.height, 24);
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "ref.json"));
+  EXPECT_EQ(j["target_spp"], 8);
+  EXPECT_EQ(j["spp"]["min"], 8);
+  EXPECT_EQ(j["seed"], 1);  // not the renders' default seed 0: independent samples
+  EXPECT_EQ(j["strategy"], "cpu-parallel");
+  EXPECT_EQ(j["priority"], "none");
+  EXPECT_EQ(j["image"], "ref.exr");
+  EXPECT_GT(j["elapsed_ms"].get<double>(), 0.0);
+  EXPECT_TRUE(j.contains("megaview_version"));
+  EXPECT_NE(j["scene"]["file"].get<std::string>().find("room.json"), std::string::npos);
+
+  const std::string before = slurp(exr);
+  r = megaview(dir, "reference " + kSmall + " --spp 8 --seed 5 --out '" + exr + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(exr), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(exr), before);
+
+  r = megaview(dir, "reference " + kSmall + " --spp 8 --seed 5 --force --out '" + exr + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(exr), before);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "ref.json"))["seed"], 5);
+}
+
+/// Parses the CSV of mse-curve into rows of cells.
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+bool has_colour(const std::vector<uint32_t>& img, uint32_t r, uint32_t g, uint32_t b) {
+  const uint32_t c = r | g << 8 | b << 16 | 0xffu << 24;
+  return std::find(img.begin(), img.end(), c) != img.end();
+}
+
+TEST(Cli, MseCurveRecordsEverySeriesAndPlotsThem) {
+  TempDir dir;
+  const std::string ref = write_reference(dir, "ref.exr");
+  const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 16 --reference '" + ref +
+                                     "' --compare sequential:none,cpu-parallel:variance --duration-ms 5000 "
+                                     "--interval-ms 2 --out-prefix '" +
+                                     (dir / "curve") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = read_csv(dir / "curve.csv");
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"series", "strategy", "priority", "busy_ms", "paths", "spp_mean", "mse"}));
+  std::map<std::string, std::vector<std::vector<std::string>>> by_series;
+  for (size_t i = 1; i < rows.size(); ++i) by_series[rows[i].at(0)].push_back(rows[i]);
+  ASSERT_EQ(by_series.size(), 2u);
+  for (const auto& [name, series] : by_series) {
+    for (size_t i = 1; i < series.size(); ++i) {
+      EXPECT_GT(std::stod(series[i][3]), std::stod(series[i - 1][3])) << name;  // busy time grows
+      EXPECT_GT(std::stoull(series[i][4]), std::stoull(series[i - 1][4])) << name;
+    }
+    // Rendered to the end (16 spp) well within 5 s: the last MSE is the finished image's.
+    EXPECT_EQ(std::stoull(series.back()[4]), 32u * 24u * 16u) << name;
+    EXPECT_GT(std::stod(series.back()[6]), 0.0);
+  }
+  EXPECT_EQ(by_series["sequential:none"][0][2], "none");
+  EXPECT_EQ(by_series["cpu-parallel:variance"][0][1], "cpu-parallel");
+  // Same samples in the end, whatever the order: both finished images have the same MSE.
+  EXPECT_EQ(by_series["sequential:none"].back()[6], by_series["cpu-parallel:variance"].back()[6]);
+
+  for (const char* png : {"curve-time.png", "curve-samples.png"}) {
+    int w = 0, h = 0;
+    const std::vector<uint32_t> img = read_png(dir / png, w, h);
+    EXPECT_EQ(w, 960);
+    EXPECT_EQ(h, 600);
+    EXPECT_TRUE(has_colour(img, 31, 119, 180)) << png << ": first series' colour";
+    EXPECT_TRUE(has_colour(img, 255, 127, 14)) << png << ": second series' colour";
+  }
+  EXPECT_NE(r.out.find("cpu-parallel:variance"), std::string::npos) << r.out;
+}
+
+TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
+  TempDir dir;
+  const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 2 --out-prefix '" + (dir / "curve") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_NE(r.err.find("--reference"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "curve.csv"));
+}
+
+TEST(Cli, BenchPrintsATableAndEveryRunAsCsv) {
+  TempDir dir;
+  const Result r = megaview(dir,
+                            "bench --cpu --width 16 --height 16 --spp 2 --strategies sequential,cpu-parallel "
+                            "--repeat 2 --csv '" +
+                                (dir / "bench.csv") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("median ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy steps only"), std::string::npos) << r.out;
+  const auto rows = read_csv(dir / "bench.csv");
+  ASSERT_EQ(rows.size(), 5u);
+  std::multiset<std::string> strategies;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    strategies.insert(rows[i].at(0));
+    EXPECT_GT(std::stod(rows[i].at(3)), 0.0);
+    EXPECT_EQ(rows[i].at(5), "512");  // 16 × 16 pixels × 2 spp
+  }
+  EXPECT_EQ(strategies, (std::multiset<std::string>{"sequential", "sequential", "cpu-parallel", "cpu-parallel"}));
+}
+
+// ---- GUI smoke test under a virtual X server ----
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && ::access((fs::path(d) / program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+/// Xvfb on the first free display of :91..:99, its output discarded; stopped when this goes out of scope.
+/// $MEGAVIEW_XVFB_ARGS adds arguments (space separated), e.g. "-xkbdir DIR" where the keyboard data
+/// is not in its default place.
+class Xvfb {
+ public:
+  Xvfb() {
+    std::vector<std::string> extra;
+    std::istringstream words(std::getenv("MEGAVIEW_XVFB_ARGS") ? std::getenv("MEGAVIEW_XVFB_ARGS") : "");
+    for (std::string w; words >> w;) extra.push_back(w);
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
+    for (int n = 91; n <= 99 && pid_ < 0; ++n) {
+      const std::string socket = "/tmp/.X11-unix/X" + std::to_string(n);
+      if (fs::exists(socket) || fs::exists("/tmp/.X" + std::to_string(n) + "-lock")) continue;
+      std::vector<std::string> args = {"Xvfb", ":" + std::to_string(n), "-nolisten", "tcp", "-screen",
+                                       "0",    "1600x1000x24"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      pid_t pid = -1;
+      if (posix_spawnp(&pid, "Xvfb", &quiet, nullptr, argv.data(), environ) != 0) continue;
+      for (int i = 0; i < 100 && !fs::exists(socket); ++i) {
+        if (::waitpid(pid, nullptr, WNOHANG) == pid) {  // it gave up (display taken, no keyboard data)
+          pid = -1;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (pid > 0 && fs::exists(socket)) {
+        pid_ = pid;
+        display_ = args[1];
+      } else if (pid > 0) {
+        ::kill(pid, SIGTERM);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+    posix_spawn_file_actions_destroy(&quiet);
+  }
+  ~Xvfb() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& display() const { return display_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_;
+};
+
+TEST(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  TempDir dir;
+  const std::string shot = dir / "shot.png";
+  const Result r = megaview(dir, "--cpu --width 64 --height 48 --frames 20 --window-shot '" + shot + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  int w = 0, h = 0;
+  const std::vector<uint32_t> img = read_png(shot, w, h);
+  EXPECT_GT(w, 64);
+  EXPECT_GT(h, 48);
+  const std::set<uint32_t> colours(img.begin(), img.end());
+  EXPECT_GT(colours.size(), 100u) << "the window shot looks blank";
+}
+
+}  // namespace
+}  // namespace mv
