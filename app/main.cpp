@@ -8,7 +8,7 @@
 
 #include "app/core/cli.h"
 #include "app/gui/gui.h"
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace {
 

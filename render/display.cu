@@ -4,7 +4,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
-#include "render/cuda_check.h"
+#include "base/cuda_check.h"
 #include "render/metrics.h"
 #include "render/tonemap.h"
 

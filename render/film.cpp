@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv {
 

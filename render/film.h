@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "render/common.h"
-#include "render/device_buffer.h"
+#include "base/common.h"
+#include "base/device_buffer.h"
 #include "render/math.h"
 
 namespace mv {
@@ -19,9 +19,6 @@ namespace mv {
 struct alignas(16) Rgba32f {
   float r = 0.f, g = 0.f, b = 0.f, a = 0.f;
 };
-
-/// Where data lives or code runs.
-enum class Side { Host, Device };
 
 /// Patch grid of an image: ceil(width/4) × ceil(height/4) patches, the last row/column possibly partial.
 struct PatchGrid {

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "render/common.h"
+#include "base/common.h"
 
 namespace mv {
 

@@ -25,13 +25,6 @@ struct PatchTaskParams {
   PriorityFunction priority = PriorityFunction::Convergence;
 };
 
-/// Device-side counters of one strategy step (GPU strategies accumulate them with atomics).
-struct TaskCounters {
-  unsigned long long paths = 0;  ///< paths traced
-  unsigned int tasks = 0;        ///< task executions that traced at least one path
-  unsigned int finished = 0;     ///< tasks that reached the target spp
-};
-
 /// Everything a task execution reads and writes; pointers all on one side (host or device).
 struct PatchTaskView {
   SceneView scene;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "render/device_buffer.h"
+#include "base/device_buffer.h"
 #include "render/film.h"
 #include "render/patch_task.h"
 #include "render/scene.h"

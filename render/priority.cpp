@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv {
 

@@ -7,7 +7,7 @@
 // 2011 ("Parallel random numbers: as easy as 1, 2, 3") with a simpler bijection.
 #pragma once
 
-#include "render/common.h"
+#include "base/common.h"
 
 namespace mv {
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 #ifndef MV_SOURCE_DIR
 #define MV_SOURCE_DIR "."

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "render/cuda_check.h"
-#include "render/device_buffer.h"
+#include "base/cuda_check.h"
+#include "base/device_buffer.h"
 
 namespace mv {
 

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "render/errors.h"
-#include "render/film.h"
+#include "base/common.h"
+#include "base/errors.h"
 
 namespace mv {
 

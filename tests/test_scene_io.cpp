@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "render/errors.h"
+#include "base/errors.h"
 #include "render/scene_io.h"
 
 namespace {

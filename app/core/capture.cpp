@@ -12,7 +12,7 @@
 
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "render/errors.h"
+#include "base/errors.h"
 #include "render/gpu.h"
 
 // The project version comes from CMake's project(VERSION ...) as a compile definition.

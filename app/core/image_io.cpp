@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv {
 

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv {
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "render/cuda_check.h"
+#include "base/cuda_check.h"
 
 namespace mv::gui {
 

@@ -1,6 +1,6 @@
 #include "app/gui/device_timer.h"
 
-#include "render/cuda_check.h"
+#include "base/cuda_check.h"
 
 namespace mv::gui {
 

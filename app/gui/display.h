@@ -22,7 +22,7 @@
 #include "app/gui/cuda_gl_image.h"
 #include "app/gui/device_timer.h"
 #include "app/gui/gl_resources.h"
-#include "render/device_buffer.h"
+#include "base/device_buffer.h"
 
 namespace mv::gui {
 

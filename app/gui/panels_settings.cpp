@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "app/gui/panel_sections.h"
-#include "render/errors.h"
+#include "base/errors.h"
 #include "render/scene_io.h"
 
 namespace mv::gui {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "render/errors.h"
+#include "base/errors.h"
 
 namespace mv::detail {
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line) {

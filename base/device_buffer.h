@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "render/cuda_check.h"
+#include "base/cuda_check.h"
 
 namespace mv {
 
