@@ -12,35 +12,14 @@
 #include "app/core/capture.h"
 #include "app/core/image_io.h"
 #include "render/scene_io.h"
+#include "test_support.h"
 
 namespace mv {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "megaview-capture-XXXXXX").string();
-    if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
 
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
 
 /// The room at 32×24 (8×6 patches) on the CPU, rendered to its 4 spp target.
 SessionOptions small_room() {
@@ -57,7 +36,7 @@ SessionOptions small_room() {
 }
 
 TEST(Capture, TwoCapturesGetDistinctStemsAndFourNonEmptyFiles) {
-  TempDir dir;
+  test::TempDir dir("capture");
   Session s(small_room());
   s.run(0, 0);
   const CaptureResult a = capture(s, ToneMapSettings{}, dir.str());
@@ -73,7 +52,7 @@ TEST(Capture, TwoCapturesGetDistinctStemsAndFourNonEmptyFiles) {
 }
 
 TEST(Capture, NeverOverwritesAFileThatHasTheNextStem) {
-  TempDir dir;
+  test::TempDir dir("capture");
   Session s(small_room());
   s.run(0, 0);
   capture(s, ToneMapSettings{}, dir.str());  // takes 0001
@@ -84,15 +63,15 @@ TEST(Capture, NeverOverwritesAFileThatHasTheNextStem) {
 
   const CaptureResult r = capture(s, ToneMapSettings{}, dir.str());
   EXPECT_EQ(r.json, dir / "room-cpu-parallel-variance-0004.json");
-  EXPECT_EQ(slurp(png2), "a user's picture");
-  EXPECT_EQ(slurp(json3), "{\"mine\": true}");
+  EXPECT_EQ(test::slurp(png2), "a user's picture");
+  EXPECT_EQ(test::slurp(json3), "{\"mine\": true}");
   EXPECT_FALSE(fs::exists(dir / "room-cpu-parallel-variance-0002.json"))
       << "the claim of a skipped number stays behind";
   EXPECT_FALSE(fs::exists(dir / "room-cpu-parallel-variance-0003.png"));
 }
 
 TEST(Capture, ConcurrentCapturesNeverShareANumber) {
-  TempDir dir;
+  test::TempDir dir("capture");
   Session s1(small_room()), s2(small_room());
   s1.run(0, 0);
   s2.run(0, 0);
@@ -114,7 +93,7 @@ TEST(Capture, ConcurrentCapturesNeverShareANumber) {
 }
 
 TEST(Capture, SidecarDescribesTheSession) {
-  TempDir dir;
+  test::TempDir dir("capture");
   Session s(small_room());
   const std::vector<float> ref(32 * 24 * 3, 0.25f);
   write_exr(dir / "ref.exr", ref.data(), 32, 24);
@@ -123,7 +102,7 @@ TEST(Capture, SidecarDescribesTheSession) {
   ToneMapSettings tm;
   tm.mode = ToneMapMode::MaxToWhite;
   const CaptureResult r = capture(s, tm, dir / "shots", {{"note", "from the test"}});
-  const nlohmann::json j = nlohmann::json::parse(slurp(r.json));
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(r.json));
 
   for (const char* key : {"megaview_version",
                           "timestamp",
@@ -174,7 +153,7 @@ TEST(Capture, SidecarDescribesTheSession) {
 }
 
 TEST(Capture, FilesHoldWhatTheSessionShows) {
-  TempDir dir;
+  test::TempDir dir("capture");
   Session s(small_room());
   s.run(0, 0);
   ToneMapSettings tm;

@@ -23,6 +23,7 @@
 
 #include "app/core/image_io.h"
 #include "app/core/session.h"
+#include "test_support.h"
 #include "render/metrics.h"
 
 extern char** environ;
@@ -32,27 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "megaview-cli-XXXXXX").string();
-    if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
 
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
 
 std::string binary() {
   const char* b = std::getenv("MEGAVIEW_BINARY");
@@ -66,19 +47,19 @@ struct Result {
 };
 
 /// Runs `<env> megaview <args>` through the shell, capturing stdout, stderr and the exit status.
-Result megaview(const TempDir& dir, const std::string& args, const std::string& env = "") {
+Result megaview(const test::TempDir& dir, const std::string& args, const std::string& env = "") {
   const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
   const std::string cmd = env + " '" + binary() + "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = test::slurp(out);
+  r.err = test::slurp(err);
   return r;
 }
 
 /// A 32×24 reference with some structure (a gradient), written by the test.
-std::string write_reference(const TempDir& dir, const std::string& name, int w = 32, int h = 24) {
+std::string write_reference(const test::TempDir& dir, const std::string& name, int w = 32, int h = 24) {
   std::vector<float> rgb(static_cast<size_t>(w) * h * 3);
   for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = 0.05f + 0.5f * static_cast<float>(i % 97) / 97.f;
   write_exr(dir / name, rgb.data(), w, h);
@@ -88,7 +69,7 @@ std::string write_reference(const TempDir& dir, const std::string& name, int w =
 const std::string kSmall = "--cpu --width 32 --height 24";
 
 TEST(Cli, UnknownStrategyNamesTheAllowedOnes) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "render " + kSmall + " --spp 1 --strategy warp-drive --out '" + (dir / "x.png") + "'");
   EXPECT_NE(r.code, 0);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -99,7 +80,7 @@ TEST(Cli, UnknownStrategyNamesTheAllowedOnes) {
 }
 
 TEST(Cli, MissingSceneFileIsNamed) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string scene = dir / "no-such-scene.json";
   const Result r = megaview(dir, "render --cpu --spp 1 --scene '" + scene + "' --out '" + (dir / "x.png") + "'");
   EXPECT_EQ(r.code, 1);
@@ -108,7 +89,7 @@ TEST(Cli, MissingSceneFileIsNamed) {
 }
 
 TEST(Cli, WidthOutOfRangeNamesTheFieldAndTheRange) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "render --cpu --spp 1 --width 100000 --out '" + (dir / "x.png") + "'");
   EXPECT_NE(r.code, 0);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -116,7 +97,7 @@ TEST(Cli, WidthOutOfRangeNamesTheFieldAndTheRange) {
 }
 
 TEST(Cli, ReferenceOfTheWrongSizeNamesTheFileAndBothSizes) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string ref = write_reference(dir, "small-ref.exr", 16, 16);
   const Result r =
       megaview(dir, "render " + kSmall + " --spp 1 --reference '" + ref + "' --out '" + (dir / "x.png") + "'");
@@ -128,14 +109,14 @@ TEST(Cli, ReferenceOfTheWrongSizeNamesTheFileAndBothSizes) {
 }
 
 TEST(Cli, RenderNeverOverwritesAFile) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string png = dir / "out.png";
   { std::ofstream(png, std::ios::binary) << "precious"; }
   Result r = megaview(dir, "render " + kSmall + " --spp 1 --out '" + png + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
   EXPECT_NE(r.err.find(png), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(png), "precious");
+  EXPECT_EQ(test::slurp(png), "precious");
   EXPECT_FALSE(fs::exists(dir / "out.exr"));
 
   // The EXR beside it counts too.
@@ -144,12 +125,12 @@ TEST(Cli, RenderNeverOverwritesAFile) {
   r = megaview(dir, "render " + kSmall + " --spp 1 --out '" + (dir / "other.png") + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find(exr), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(exr), "also precious");
+  EXPECT_EQ(test::slurp(exr), "also precious");
   EXPECT_FALSE(fs::exists(dir / "other.png"));
 }
 
 TEST(Cli, RenderPrintsTheMseOfTheImageItWrote) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string ref = write_reference(dir, "ref.exr");
   const Result r =
       megaview(dir, "render " + kSmall + " --spp 4 --reference '" + ref + "' --out '" + (dir / "out.png") + "'");
@@ -171,7 +152,7 @@ TEST(Cli, RenderPrintsTheMseOfTheImageItWrote) {
 }
 
 TEST(Cli, RenderNeedsASampleCountOrATime) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "render " + kSmall + " --out '" + (dir / "x.png") + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -180,7 +161,7 @@ TEST(Cli, RenderNeedsASampleCountOrATime) {
 }
 
 TEST(Cli, OptionsBeforeTheSubcommandAreRejected) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "--scene cornell render --cpu --spp 1 --out '" + (dir / "x.png") + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -189,7 +170,7 @@ TEST(Cli, OptionsBeforeTheSubcommandAreRejected) {
 }
 
 TEST(Cli, GuiWithoutADisplayPointsToRender) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "--cpu", "env -u DISPLAY -u WAYLAND_DISPLAY");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -197,7 +178,7 @@ TEST(Cli, GuiWithoutADisplayPointsToRender) {
 }
 
 TEST(Cli, ReferenceWritesAnExrAndASidecarAndRefusesToOverwriteThem) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string exr = dir / "ref.exr";
   Result r = megaview(dir, "reference " + kSmall + " --spp 8 --out '" + exr + "'");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -205,7 +186,7 @@ TEST(Cli, ReferenceWritesAnExrAndASidecarAndRefusesToOverwriteThem) {
   const ImageRgb img = read_exr(exr);
   EXPECT_EQ(img.width, 32);
   EXPECT_EQ(img.height, 24);
-  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "ref.json"));
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "ref.json"));
   EXPECT_EQ(j["target_spp"], 8);
   EXPECT_EQ(j["spp"]["min"], 8);
   EXPECT_EQ(j["seed"], 1);  // not the renders' default seed 0: independent samples
@@ -216,22 +197,22 @@ TEST(Cli, ReferenceWritesAnExrAndASidecarAndRefusesToOverwriteThem) {
   EXPECT_TRUE(j.contains("megaview_version"));
   EXPECT_NE(j["scene"]["file"].get<std::string>().find("room.json"), std::string::npos);
 
-  const std::string before = slurp(exr);
+  const std::string before = test::slurp(exr);
   r = megaview(dir, "reference " + kSmall + " --spp 8 --seed 5 --out '" + exr + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find(exr), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(exr), before);
+  EXPECT_EQ(test::slurp(exr), before);
 
   r = megaview(dir, "reference " + kSmall + " --spp 8 --seed 5 --force --out '" + exr + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(slurp(exr), before);
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "ref.json"))["seed"], 5);
+  EXPECT_NE(test::slurp(exr), before);
+  EXPECT_EQ(nlohmann::json::parse(test::slurp(dir / "ref.json"))["seed"], 5);
 }
 
 /// Parses the CSV of mse-curve into rows of cells.
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
-  std::istringstream in(slurp(path));
+  std::istringstream in(test::slurp(path));
   for (std::string line; std::getline(in, line);) {
     std::vector<std::string> cells;
     std::istringstream l(line);
@@ -247,7 +228,7 @@ bool has_colour(const std::vector<uint32_t>& img, uint32_t r, uint32_t g, uint32
 }
 
 TEST(Cli, MseCurveRecordsEverySeriesAndPlotsThem) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string ref = write_reference(dir, "ref.exr");
   const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 16 --reference '" + ref +
                                      "' --compare sequential:none,cpu-parallel:variance --duration-ms 5000 "
@@ -287,7 +268,7 @@ TEST(Cli, MseCurveRecordsEverySeriesAndPlotsThem) {
 }
 
 TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 2 --out-prefix '" + (dir / "curve") + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -296,7 +277,7 @@ TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
 }
 
 TEST(Cli, BenchPrintsATableAndEveryRunAsCsv) {
-  TempDir dir;
+  test::TempDir dir("cli");
   const Result r = megaview(dir,
                             "bench --cpu --width 16 --height 16 --spp 2 --strategies sequential,cpu-parallel "
                             "--repeat 2 --csv '" +
@@ -383,7 +364,7 @@ TEST(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
   if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
   Xvfb x;
   ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  TempDir dir;
+  test::TempDir dir("cli");
   const std::string shot = dir / "shot.png";
   const Result r = megaview(dir, "--cpu --width 64 --height 48 --frames 20 --window-shot '" + shot + "'",
                             "env DISPLAY=" + x.display());

@@ -3,7 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +24,33 @@ namespace mv::test {
   do {                                                                                   \
     if (!::mv::gpu_available()) GTEST_SKIP() << "no CUDA GPU: " << ::mv::gpu_info().reason; \
   } while (0)
+
+/// A fresh directory under the system's temp folder, removed with everything in it at the end.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    std::string t = (std::filesystem::temp_directory_path() / ("megaview-" + tag + "-XXXXXX")).string();
+    if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed for " + t);
+    path_ = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// The whole file as bytes.
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
 
 /// A closed enclosure seen from inside, every wall diffuse with albedo `a` and emission `e`:
 /// the radiance everywhere is e / (1 - a) (the white-furnace test). `quads` builds it from six

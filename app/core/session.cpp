@@ -46,12 +46,7 @@ void Session::rebuild_workload(Scene scene) {
   workload_.reset();  // free the old film before allocating the new one
   workload_ = std::make_unique<PatchWorkload>(scene, p, use_gpu_);
   workload_->make_current(side());
-  strategy_->invalidate();
-  finished_tasks_ = 0;
-  total_paths_ = 0;
-  total_busy_ms_ = 0.0;
-  last_ = FrameStats{};
-  last_.num_tasks = workload_->num_tasks();
+  clear_progress();
   // A reference of another size no longer applies; the scene's own is picked up when it exists.
   if (has_reference() && reference_size_ != std::make_pair(scene.width, scene.height)) {
     reference_rgb_.clear();
@@ -115,14 +110,18 @@ void Session::set_seed(uint32_t seed) {
   reset();
 }
 
-void Session::reset() {
-  workload_->reset();
+void Session::clear_progress() {
   strategy_->invalidate();
   finished_tasks_ = 0;
   total_paths_ = 0;
   total_busy_ms_ = 0.0;
   last_ = FrameStats{};
   last_.num_tasks = workload_->num_tasks();
+}
+
+void Session::reset() {
+  workload_->reset();
+  clear_progress();
 }
 
 void Session::set_strategy(const std::string& name) {

@@ -115,6 +115,8 @@ class Session {
   void replace_workload(Scene next, const SessionOptions& next_options);
   void rebuild_workload(Scene scene);
   void count_finished();
+  /// Forgets the schedule and the progress counters (after the film was cleared or replaced).
+  void clear_progress();
   uint64_t frame_budget_paths() const;
   SessionOptions options_;
   bool use_gpu_ = false;
