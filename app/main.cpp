@@ -147,6 +147,54 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b) {
   return cmd;
 }
 
+CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
+  CLI::App* cmd =
+      app.add_subcommand("sort-bench", "one-block bitonic sort and merges vs CUB radix sorts (Kerbl 2012, Fig 3)");
+  cmd->add_option("--sizes", s.sizes, "keys n, comma separated powers of two in [32, 1024] (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--threads", s.threads, "block sizes, comma separated powers of two in [32, 1024] (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--batches", s.batches, "sorts of different keys per timed run")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--repeat", s.repeat, "timed runs (median reported)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--seed", s.seed, "random keys")->capture_default_str();
+  cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file");
+  cmd->add_option("--plot", s.plot, "also write time vs n at the best block size to this PNG");
+  return cmd;
+}
+
+CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
+  CLI::App* cmd = app.add_subcommand(
+      "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
+  cmd->add_option("--n", m.n, "queue lengths, comma separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--task-us", m.task_us, "task durations in µs, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--workers", m.workers, "concurrent workers (default: an H100's 132 SMs x 8 warps)")
+      ->check(CLI::Range(1u, 1u << 24))
+      ->capture_default_str();
+  cmd->add_option("--segment", m.segment, "entries per queue segment")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
+  cmd->add_option("--sort-us", m.sort_us,
+                  "µs per controller pass: unsorted-unsorted,one-sorted,sorted-sorted (default: estimates, see "
+                  "app/core/cli.h)")
+      ->delimiter(',')
+      ->expected(3)
+      ->capture_default_str();
+  cmd->add_option("--buffer-multiplier", m.buffer_multiplier, "multiplier on the time buffers (Kerbl 5.4)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("!--no-time-management", m.time_management, "lock segments without checking the time buffers");
+  cmd->add_option("--order", m.order, "initial queue order")
+      ->check(CLI::IsMember({"ascending", "random", "descending"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", m.seed, "seed of the random order")->capture_default_str();
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv and P.png")->required();
+  return cmd;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
@@ -164,6 +212,10 @@ int run(int argc, char** argv) {
   CLI::App* reference_cmd = add_reference_command(app, reference_c, reference);
   CLI::App* curve_cmd = add_mse_curve_command(app, curve_c, curve);
   CLI::App* bench_cmd = add_bench_command(app, bench_c, bench);
+  SchedModelCommand sched_model;
+  CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
+  SortBenchCommand sort_bench;
+  CLI::App* sort_bench_cmd = add_sort_bench_command(app, sort_bench);
 
   try {
     app.parse(argc, argv);
@@ -204,6 +256,10 @@ int run(int argc, char** argv) {
   } else if (bench_cmd->parsed()) {
     bench.session = finish(bench_c);
     run_bench(bench);
+  } else if (sched_model_cmd->parsed()) {
+    run_sched_model(sched_model);
+  } else if (sort_bench_cmd->parsed()) {
+    run_sort_bench(sort_bench);
   }
   return 0;
 }

@@ -58,6 +58,43 @@ struct BenchCommand {
 };
 void run_bench(const BenchCommand& c);
 
+/// `megaview sort-bench`: one thread block sorts n float keys with uint32 values (Kerbl 2012, §6.1,
+/// Fig 3): the bitonic full sort and merge methods (sched/bitonic_block.cuh) against cub::BlockRadixSort
+/// and cub::DeviceRadixSort, every output verified against std::sort first. Prints µs per sort as tables
+/// (rows n, columns block size; then the best block size per method); optionally CSV and a PNG plot.
+/// Without a GPU: "sort-bench needs a CUDA GPU (<reason>)".
+struct SortBenchCommand {
+  std::vector<uint32_t> sizes;    ///< n, powers of two in [32, 1024]; empty: all six
+  std::vector<uint32_t> threads;  ///< block sizes, powers of two in [32, 1024]; empty: all six
+  int batches = 200;              ///< problems (different keys) sorted per timed run
+  int repeat = 5;                 ///< timed runs; the median is reported
+  uint32_t seed = 1;              ///< random keys
+  std::string csv, plot;          ///< empty: no CSV / no PNG
+};
+void run_sort_bench(const SortBenchCommand& c);
+
+/// `megaview sched-model`: the CPU model's prediction of Kerbl's order score S(n) (Kerbl 2012, §6.2,
+/// Figs 4–5; sched/queue_model.h) per queue length n and task duration, controller against FIFO.
+/// Prints a table, writes P.csv (one row per n and duration) and P.png (1 − S(n) over n, log scale).
+struct SchedModelCommand {
+  std::vector<uint32_t> n = {1000, 2000, 5000, 10000, 20000, 40000, 80000};  ///< queue lengths (Figs 4–5)
+  std::vector<double> task_us = {100.0, 1000.0};  ///< task durations, µs (Fig 4: 100 µs, Fig 5: 1 ms)
+  /// Concurrent workers: an H100's 132 SMs × 8 resident warps, one patch task per warp (run_task_warp).
+  uint32_t workers = 132 * 8;
+  uint32_t segment = 256;  ///< entries per segment (§6.2)
+  /// µs per controller pass: unsorted–unsorted, one sorted, sorted–sorted. Estimates, not measurements:
+  /// §6.1 has a 512-thread block sort ≤ 1024 keys up to 56× faster than CUDPP's ~0.5 ms, i.e. ≈ 10 µs;
+  /// the others scale by the bitonic steps of a 128-thread block on 2 × 256 keys (90 : 54 : 18).
+  /// `megaview sort-bench` measures the real ones.
+  std::vector<double> sort_us = {10.0, 6.0, 2.0};
+  double buffer_multiplier = 1.0;  ///< §5.4's multiplier on the time buffers
+  bool time_management = true;     ///< §5.2
+  std::string order = "ascending"; ///< initial order: ascending (worst case, §6.2), random, descending
+  uint64_t seed = 1;               ///< for the random order
+  std::string out_prefix;          ///< P
+};
+void run_sched_model(const SchedModelCommand& c);
+
 // ---- helpers shared by the commands ----
 
 /// `path` with its extension `ext` (e.g. ".png") replaced by `new_ext`; InputError naming `field` if

@@ -1,7 +1,9 @@
 // The strategy registry of the path tracer's patch workload: one registration line per strategy.
 #include "app/core/session.h"
 #include "sched/cpu_waves.h"
+#include "sched/exact_priority.h"
 #include "sched/gpu_strategies.cuh"
+#include "sched/megakernel.cuh"
 
 namespace mv {
 
@@ -15,8 +17,10 @@ const StrategyRegistry<PatchWorkload>& patch_strategies() {
     };
     add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, false>>(); });
     add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, true>>(); });
+    add([] { return std::make_unique<ExactPriorityStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<UniformStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<SortedWavesStrategy<PatchWorkload>>(); });
+    add([] { return std::make_unique<MegakernelStrategy<PatchWorkload>>(); });
     return r;
   }();
   return registry;

@@ -1,0 +1,843 @@
+// GPU strategy `megakernel`: the priority megakernel of Kerbl 2012 (§3–§5, §6.3).
+//
+// A persistent kernel runs one slice per step. Its grid holds as many blocks as can be resident at once
+// (occupancy × SMs, launched cooperatively so that co-residency is guaranteed or the launch fails):
+//  - block 0 is the controller (§3.1, §4.3): with all its threads it repeatedly locks a pair of adjacent
+//    full segments of the work queue, sorts the pair descending with the bitonic segment sort of
+//    sched/bitonic_block.cuh (three methods by the segments' sorted flags, §4.3) and unlocks it, walking
+//    from the back of the queue towards the front and restarting at the back when the predecessor is
+//    unavailable (Fig 2). Time management (§5) lets it lock a pair only when the buffer segments between
+//    the executing head and the pair will take the workers at least as long as the longest sort
+//    measured for that method. Block 0 also mirrors the host's stop flag and watches for progress.
+//  - every other block is part of the working module: each warp independently dequeues one task at a
+//    time from the front (sched/work_queue.cuh), executes it with run_task_warp, records its duration
+//    (§5.3.1: the shortest per task) and, if the task is unfinished, enqueues it at the back with the
+//    priority the execution wrote (§6.3: "tasks repeatedly append themselves to the end of the queue").
+// The kernel's block size is one uniform setting (ScheduleSettings::block_size): the controller is one
+// block of that size and uses all its threads for loading, sorting and storing a pair (§6.1: the
+// controller's size is the kernel's block size).
+//
+// Slices (a step): the queue, its counters and the per-task metadata live in device memory across
+// steps. A slice ends when (a) its budget of dequeues is used up (workers stop fetching), (b) the host
+// sets the stop flag in mapped pinned memory (request_stop(), or the host's slice time limit), or (c)
+// every task is finished; in-flight tasks complete and re-enqueue first, so the next slice continues
+// exactly where this one stopped. invalidate() drops the queue; the next step rebuilds it from all
+// unfinished tasks in descending order of their current priorities (a CUB radix sort), so a rebuilt
+// queue starts fully sorted and its full segments are flagged sorted.
+//
+// Watchdog: every busy-wait is bounded by a clock64 budget (MegakernelSettings::watchdog_seconds at the
+// device's clock rate) and a global abort flag; a timeout records an error in device memory, all blocks
+// exit, and step() throws CudaError("megakernel watchdog: ...") and rebuilds the queue next time.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sched/bitonic.h"
+#include "sched/bitonic_block.cuh"
+#include "sched/gpu_common.cuh"
+#include "sched/score.h"
+#include "sched/strategy.h"
+#include "sched/work_queue.cuh"
+
+namespace mv {
+
+/// Settings of the megakernel beyond ScheduleSettings (block_size is taken from there). Changing
+/// segment_size or blocks_per_sm rebuilds the queue at the next step; the others apply to the next slice.
+struct MegakernelSettings {
+  /// Segment size S (§3.2): a power of two in [32, 512]. The paper's runs use 256.
+  uint32_t segment_size = 256;
+  /// The controller sorts (§4.3). false: the queue runs in plain FIFO order (the fair comparison).
+  bool controller = true;
+  /// §5.2 collision avoidance: lock a pair only when the buffer ahead covers the sort time.
+  bool time_management = true;
+  /// §5.3 metadata: measure each task's shortest duration and keep per-segment minima. false: every
+  /// buffer segment counts `constant_segment_cycles` (§5.4, "a constant global variable").
+  bool collect_metadata = true;
+  /// §5.4: > 0 assumes every task takes this many cycles instead of measuring (needs collect_metadata).
+  uint32_t static_task_cycles = 0;
+  /// Buffer time per segment when collect_metadata is false, in cycles.
+  uint32_t constant_segment_cycles = 100000;
+  /// §5.4's global multiplier on the buffer time (> 1: optimistic, sorts more, collides more).
+  float buffer_multiplier = 1.0f;
+  /// false: Kerbl's buffer = Σ over buffer segments of their shortest task (one segment per task
+  /// duration; right when workers ≤ S). true: floor(R / W) × the shortest of them, R entries ahead of the
+  /// pair and W worker warps (the bound of sched/queue_model.h; right when W > S, as on an H100).
+  bool wave_aware_buffer = false;
+  /// Record the slice's dequeue order (priorities) and compute its order score S(n) (sched/score.h).
+  bool record_order = false;
+  /// At most this many dequeues per slice are recorded.
+  uint32_t record_capacity = 1u << 16;
+  /// Watchdog: the longest any busy-wait may last, and the host's limit on one slice (then it asks the
+  /// kernel to stop, which ends the slice early but cleanly), in seconds, (0, 60].
+  double watchdog_seconds = 2.0;
+  /// Resident blocks per SM (0: the most the occupancy calculator allows).
+  uint32_t blocks_per_sm = 0;
+
+  /// Throws InputError naming the first setting out of range.
+  void validate() const {
+    auto bad = [](const char* field, const std::string& msg) { throw InputError("", field, msg); };
+    if (segment_size < 32 || segment_size > 512 || (segment_size & (segment_size - 1)))
+      bad("segment_size", std::to_string(segment_size) + " is not a power of two in [32, 512]");
+    if (!(buffer_multiplier > 0.f) || !std::isfinite(buffer_multiplier))
+      bad("buffer_multiplier", "must be a finite number > 0");
+    if (!(watchdog_seconds > 0.0) || watchdog_seconds > 60.0) bad("watchdog_seconds", "must be in (0, 60]");
+    if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
+    if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
+  }
+};
+
+/// What the GUI shows about the megakernel (stats()); cumulative values count since the last rebuild.
+struct MegakernelStats {
+  // ---- launch configuration ----
+  uint32_t grid_blocks = 0;       ///< blocks of the persistent grid (block 0: controller)
+  uint32_t blocks_per_sm = 0;
+  uint32_t worker_warps = 0;
+  uint32_t registers = 0;         ///< registers per thread of the kernel
+  uint32_t capacity = 0;          ///< ring capacity C
+  // ---- last slice ----
+  uint64_t queue_length = 0;      ///< entries in the queue after the slice (= unfinished tasks)
+  uint64_t dequeues = 0;          ///< tickets taken in the slice
+  double tasks_per_second = 0.0;  ///< task executions / busy time
+  bool stopped_by_host = false;   ///< the slice hit the host stop flag (request_stop or time limit)
+  double order_score = -1.0;      ///< S(n) of the recorded dequeue order; −1 when not recorded
+  uint64_t recorded = 0;          ///< how many dequeues the score covers
+  // ---- cumulative ----
+  uint64_t slices = 0;
+  uint64_t sort_passes[3] = {0, 0, 0};      ///< per SortMethod
+  uint64_t sort_cycles_max[3] = {0, 0, 0};  ///< §5.3.2: the longest lock-to-unlock time per method
+  uint64_t lock_collisions = 0;   ///< worker accesses that met a locked segment
+  uint64_t wait_cycles = 0;       ///< worker cycles spent waiting for unlocks
+  uint64_t ctrl_lock_failures = 0;
+  uint64_t ctrl_time_refusals = 0;
+  uint64_t ctrl_restarts = 0;
+  uint64_t ctrl_not_full = 0;
+  uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
+};
+
+namespace mk {
+
+/// Per-slice kernel parameters.
+struct SliceParams {
+  unsigned long long budget = 0;         ///< dequeue reservations allowed in this slice
+  long long watchdog_cycles = 0;         ///< bound of every busy-wait
+  long long host_poll_cycles = 0;        ///< how often block 0 reads the host stop flag
+  const int* host_stop = nullptr;        ///< mapped pinned memory (device pointer)
+  float* record = nullptr;               ///< dequeued keys by ticket − record_base (null: off)
+  unsigned long long record_base = 0;
+  uint32_t record_cap = 0;
+  uint32_t worker_warps = 0;
+  int controller = 1;
+  int time_management = 1;
+  int collect_metadata = 1;
+  int wave_aware = 0;
+  uint32_t static_task_cycles = 0;
+  uint32_t constant_segment_cycles = 0;
+  float buffer_multiplier = 1.f;
+};
+
+/// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
+__device__ MV_INLINE uint32_t known_cycles(uint32_t c) { return c == kUnknownCycles ? 0u : c; }
+
+/// §5.3.1: what a worker does after executing `task`: keep the shortest duration, then finish or
+/// re-enqueue the task with the priority its execution wrote. One lane. Returns false on abort.
+template <class View>
+__device__ bool finish_task(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
+                            long long cycles) {
+  if (paths == 0) {
+    // The task was already finished when dequeued: a duplicate entry. Its twin accounts for `live`.
+    atomicAdd(&q.ctl->empty_executions, 1ull);
+    return true;
+  }
+  const bool measure = sp.collect_metadata && sp.static_task_cycles == 0;
+  uint32_t estimate = sp.static_task_cycles;
+  if (measure) {
+    const uint32_t c = static_cast<uint32_t>(cycles < 0 ? 0 : (cycles >= kUnknownCycles ? kUnknownCycles - 1 : cycles));
+    // Plain read-modify-write: no other warp executes this task now; the next executor reads it after
+    // the queue's release/acquire (enqueue → dequeue) and so sees this write.
+    uint32_t m = q.task_min_cycles[task];
+    if (c < m) q.task_min_cycles[task] = m = c;
+    estimate = known_cycles(m);
+  }
+  // run_task_warp wrote patch_spp/priority in this lane and ended with __syncwarp (film writes of all
+  // lanes ordered before what this lane does next).
+  if (v.finished(task)) {
+    DeviceAtomic<int>(q.ctl->live).fetch_sub(1, cuda::memory_order_relaxed);  // termination only
+    return true;
+  }
+  return enqueue(q, v.priority[task], task, estimate, sp.collect_metadata != 0, sp.watchdog_cycles);
+}
+
+/// The working module (§3.1): this warp fetches, executes and re-enqueues tasks until the slice ends.
+template <class View>
+__device__ void worker_warp(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  for (;;) {
+    uint32_t task = kNoTask;
+    if (lane == 0) {
+      // Slice budget (a): reserve one dequeue. Relaxed: a count, not a publication. The controller adds
+      // kStopBias on a stop request and raise_error on a watchdog, which makes every reservation fail.
+      if (DeviceAtomic<unsigned long long>(q.ctl->reserved).fetch_add(1ull, cuda::memory_order_relaxed) <
+          sp.budget) {
+        Dequeued d;
+        if (dequeue(q, sp.watchdog_cycles, d, sp.record, sp.record_base, sp.record_cap)) {
+          if (d.task < q.num_tasks) task = d.task;
+          else raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    // Lane 0 acquired the entry (and, through the queue, the previous execution's film writes); the
+    // warp barrier orders that before the other lanes' reads of the task's film.
+    __syncwarp();
+    const long long t0 = clock64();
+    const uint32_t paths = v.run_task_warp(task);
+    const long long t1 = clock64();
+    if (lane == 0) finish_task(v, q, sp, task, paths, t1 - t0);
+    __syncwarp();
+  }
+  if (lane == 0) atomicAdd(&q.ctl->workers_exited, 1u);
+}
+
+/// Block 0's shared decision state (thread 0 decides, the block follows).
+struct ControllerShared {
+  unsigned long long head;
+  long long front;          ///< front segment of the pair (absolute); the back one is front + 1
+  int action;
+  int a_sorted, b_sorted;
+  unsigned long long buffer_sum;
+  unsigned int buffer_min;
+  unsigned int est_min[2];
+  unsigned long long sort_max[3];  ///< §5.3.2: longest lock-to-unlock cycles per SortMethod (thread 0 writes)
+};
+
+enum ControllerAction : int { kExit = 0, kIdle = 1, kEvaluate = 2, kSort = 3, kRestart = 4 };
+
+/// Thread 0 of the controller: the state it keeps across iterations.
+struct ControllerLocal {
+  long long cursor = -1;                  ///< back segment of the next pair; −1: restart at the back
+  unsigned long long last_head = ~0ull;
+  unsigned int last_exited = ~0u;
+  long long progress_t = 0, poll_t = 0, lock_t = 0;
+};
+
+/// Thread 0: housekeeping (exit, progress watchdog, host stop flag) and the choice of the next pair
+/// (Fig 2). Returns kExit, kIdle or kEvaluate (pair in cs.front, cs.front + 1).
+__device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& sp, ControllerLocal& me,
+                                         ControllerShared& cs) {
+  QueueControl& c = *q.ctl;
+  if (aborted(q)) return kExit;
+  const unsigned int exited = DeviceAtomic<unsigned int>(c.workers_exited).load(cuda::memory_order_relaxed);
+  if (exited >= sp.worker_warps) return kExit;
+  const unsigned long long head = DeviceAtomic<unsigned long long>(c.head).load(cuda::memory_order_relaxed);
+  const unsigned long long tail = DeviceAtomic<unsigned long long>(c.tail).load(cuda::memory_order_relaxed);
+  const long long now = clock64();
+  // Progress watchdog: some dequeue or some worker exit within every watchdog period.
+  if (head != me.last_head || exited != me.last_exited) {
+    me.last_head = head;
+    me.last_exited = exited;
+    me.progress_t = now;
+  } else if (now - me.progress_t > sp.watchdog_cycles) {
+    raise_error(q, kErrNoProgress, head);
+    return kExit;
+  }
+  // (b) Host stop flag: a system-scope read over PCIe (~1 µs), so only every host_poll_cycles.
+  if (now - me.poll_t > sp.host_poll_cycles) {
+    me.poll_t = now;
+    // A volatile load of mapped host memory is a system-scope read that the compiler cannot hoist.
+    if (sp.host_stop && *reinterpret_cast<const volatile int*>(sp.host_stop) != 0 &&
+        DeviceAtomic<int>(c.stop).exchange(1, cuda::memory_order_relaxed) == 0)
+      DeviceAtomic<unsigned long long>(c.reserved).fetch_add(kStopBias, cuda::memory_order_relaxed);
+  }
+  if (!sp.controller) return kIdle;
+  const long long S_log2 = q.segment_log2;
+  const long long hs = static_cast<long long>(head >> S_log2);      // segment in execution: never touched
+  const long long back = static_cast<long long>(tail >> S_log2) - 1; // last segment with all tickets taken
+  if (me.cursor < 0 || me.cursor > back) me.cursor = back;
+  if (me.cursor - 1 < hs + 1) {  // predecessor in execution (or head too close): restart at the back
+    if (me.cursor != back) atomicAdd(&c.ctrl_restarts, 1ull);
+    me.cursor = back;
+    if (me.cursor - 1 < hs + 1) {  // the queue is too short for any pair behind the head
+      me.cursor = -1;
+      return kIdle;
+    }
+  }
+  const long long front = me.cursor - 1;
+  cs.head = head;
+  cs.front = front;
+  cs.a_sorted = q.seg_sorted[q.seg_slot(front)] == q.seg_tag(front);
+  cs.b_sorted = q.seg_sorted[q.seg_slot(front + 1)] == q.seg_tag(front + 1);
+  cs.buffer_sum = 0;
+  cs.buffer_min = 0xffffffffu;
+  cs.est_min[0] = cs.est_min[1] = 0xffffffffu;
+  return kEvaluate;
+}
+
+/// Thread 0: §5.2 time check, then the two try-locks. Returns kSort (both held) or kRestart.
+__device__ MV_INLINE int controller_lock(const QueueView& q, const SliceParams& sp, ControllerLocal& me,
+                                         ControllerShared& cs) {
+  QueueControl& c = *q.ctl;
+  const long long front = cs.front;
+  const int method = static_cast<int>(choose_sort_method(cs.a_sorted, cs.b_sorted));
+  if (sp.time_management) {
+    const long long hs = static_cast<long long>(cs.head >> q.segment_log2);
+    const long long segments = front - 1 - hs;  // whole buffer segments between head and pair
+    const unsigned long long entries = (static_cast<unsigned long long>(front) << q.segment_log2) - cs.head;
+    const bool measured = sp.collect_metadata && sp.static_task_cycles == 0;
+    const double per_segment =
+        !sp.collect_metadata ? sp.constant_segment_cycles : static_cast<double>(sp.static_task_cycles);
+    double buffer;
+    if (sp.wave_aware) {
+      const double shortest = measured ? (segments > 0 ? cs.buffer_min : 0.0) : per_segment;
+      buffer = static_cast<double>(entries / sp.worker_warps) * shortest;
+    } else {
+      buffer = measured ? static_cast<double>(cs.buffer_sum) : static_cast<double>(segments) * per_segment;
+    }
+    if (buffer * sp.buffer_multiplier < static_cast<double>(cs.sort_max[method])) {
+      atomicAdd(&c.ctrl_time_refusals, 1ull);
+      me.cursor = -1;
+      return kRestart;
+    }
+  }
+  const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(front + 1);
+  if (!try_lock_segment(q, fa)) {
+    atomicAdd(&c.ctrl_lock_failures, 1ull);
+    me.cursor = -1;
+    return kRestart;
+  }
+  if (!try_lock_segment(q, fb)) {
+    unlock_segment(q, fa);
+    atomicAdd(&c.ctrl_lock_failures, 1ull);
+    me.cursor = -1;
+    return kRestart;
+  }
+  // The head may have moved into the pair since the plan: then workers wait for us. Give it back.
+  const unsigned long long head = DeviceAtomic<unsigned long long>(c.head).load(cuda::memory_order_relaxed);
+  if (static_cast<long long>(head >> q.segment_log2) >= front) {
+    unlock_segment(q, fb);
+    unlock_segment(q, fa);
+    atomicAdd(&c.ctrl_restarts, 1ull);
+    me.cursor = -1;
+    return kRestart;
+  }
+  me.lock_t = clock64();
+  return kSort;
+}
+
+/// The controller (§3.1, §4.3, §5): block 0, all threads. s_keys/s_vals: 2S entries of dynamic shared
+/// memory. Returns when all worker warps have left or on abort.
+inline __device__ void controller_block(const QueueView& q, const SliceParams& sp, float* s_keys, uint32_t* s_vals) {
+  __shared__ ControllerShared cs;
+  const uint32_t tid = threadIdx.x, threads = blockDim.x;
+  const uint32_t S = q.segment_size();
+  const bool measured = sp.collect_metadata && sp.static_task_cycles == 0;
+  ControllerLocal me;
+  if (tid == 0) {
+    for (int m = 0; m < 3; ++m) cs.sort_max[m] = q.ctl->sort_cycles_max[m];
+    me.progress_t = clock64();
+    me.poll_t = me.progress_t - sp.host_poll_cycles - 1;
+  }
+  for (;;) {
+    if (tid == 0) cs.action = controller_plan(q, sp, me, cs);
+    __syncthreads();
+    const int planned = cs.action;
+    if (planned == kExit) break;  // uniform: every thread read the same value
+    if (planned == kIdle) {
+      if (tid == 0) __nanosleep(sp.controller ? 500 : 2000);
+      __syncthreads();  // nobody may still read cs.action when thread 0 writes it again
+      continue;
+    }
+    // §5.2: accumulate the buffer segments' estimates (hs, front) in parallel.
+    const long long front = cs.front;
+    if (sp.time_management && measured) {
+      const long long hs = static_cast<long long>(cs.head >> q.segment_log2);
+      unsigned long long sum = 0;
+      unsigned int mn = 0xffffffffu;
+      for (long long k = hs + 1 + tid; k < front; k += threads) {
+        // Relaxed read of a heuristic written with atomicMax by enqueuers and by this controller.
+        const uint32_t e = unpack_estimate(
+            DeviceAtomic<unsigned long long>(q.seg_estimate[q.seg_slot(k)]).load(cuda::memory_order_relaxed),
+            q.seg_tag(k));
+        sum += e;
+        mn = e < mn ? e : mn;
+      }
+      if (sum) atomicAdd(&cs.buffer_sum, sum);
+      if (mn != 0xffffffffu) atomicMin(&cs.buffer_min, mn);
+    }
+    __syncthreads();
+    if (tid == 0) cs.action = controller_lock(q, sp, me, cs);
+    __syncthreads();
+    if (cs.action != kSort) {
+      __syncthreads();
+      continue;
+    }
+    // Both segments are ours. §3.2: only full, untouched segments may be sorted: every slot must hold
+    // ticket + 1 (written, not consumed). The acquire loads make the enqueuers' key/task writes visible
+    // to this thread, and __syncthreads_and (a CTA barrier) to the whole block.
+    const unsigned long long t0 = static_cast<unsigned long long>(front) << q.segment_log2;  // pair = 2S tickets
+    bool full = true;
+    for (uint32_t i = tid; i < 2 * S; i += threads) {
+      const unsigned long long p = t0 + i;
+      full &= DeviceAtomic<unsigned long long>(q.seq[q.slot(p)]).load(cuda::memory_order_acquire) == p + 1;
+    }
+    if (!__syncthreads_and(full)) {
+      if (tid == 0) {
+        unlock_segment(q, q.seg_slot(front + 1));
+        unlock_segment(q, q.seg_slot(front));
+        atomicAdd(&q.ctl->ctrl_not_full, 1ull);
+        me.cursor = -1;
+      }
+      __syncthreads();
+      continue;
+    }
+    const bool a_sorted = cs.a_sorted, b_sorted = cs.b_sorted;
+    const SortMethod method = choose_sort_method(a_sorted, b_sorted);
+    const uint32_t base_a = q.seg_slot(front) << q.segment_log2, base_b = q.seg_slot(front + 1) << q.segment_log2;
+    load_segment_pair(s_keys, s_vals, q.key + base_a, q.task + base_a, q.key + base_b, q.task + base_b, S, a_sorted,
+                      b_sorted, tid, threads);
+    __syncthreads();
+    sort_segment_pair(s_keys, s_vals, S, method);  // ends with a barrier: the sorted pair is visible
+    store_segment_pair(s_keys, s_vals, q.key + base_a, q.task + base_a, q.key + base_b, q.task + base_b, S, tid,
+                       threads);
+    if (measured) {  // §5.3.1: the segments' new shortest durations (their contents changed)
+      unsigned int mn_a = 0xffffffffu, mn_b = 0xffffffffu;
+      for (uint32_t i = tid; i < 2 * S; i += threads) {
+        const uint32_t c = known_cycles(q.task_min_cycles[s_vals[i]]);
+        if (i < S) mn_a = c < mn_a ? c : mn_a;
+        else mn_b = c < mn_b ? c : mn_b;
+      }
+      atomicMin(&cs.est_min[0], mn_a);
+      atomicMin(&cs.est_min[1], mn_b);
+    }
+    // Every thread fences its own stores to the ring, then the barrier orders them before thread 0's
+    // release in unlock_segment (cumulativity): a worker that acquires the state sees the sorted pair.
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      QueueControl& c = *q.ctl;
+      const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(front + 1);
+      if (measured) {
+        // No enqueue can write these slots now (they are full and unconsumed). An enqueuer of this lap may
+        // still be between its seq store and its fetch_max; its late max can only lower the estimate to a
+        // duration of a task in the pair: pessimistic, harmless.
+        atomicExch(&q.seg_estimate[fa], pack_estimate(q.seg_tag(front), cs.est_min[0]));
+        atomicExch(&q.seg_estimate[fb], pack_estimate(q.seg_tag(front + 1), cs.est_min[1]));
+      }
+      q.seg_sorted[fa] = q.seg_tag(front);  // controller-only words
+      q.seg_sorted[fb] = q.seg_tag(front + 1);
+      const int m = static_cast<int>(method);
+      const unsigned long long took = static_cast<unsigned long long>(clock64() - me.lock_t);
+      unlock_segment(q, fb);
+      unlock_segment(q, fa);
+      if (took > cs.sort_max[m]) {  // §5.3.2: keep the longest
+        cs.sort_max[m] = took;
+        c.sort_cycles_max[m] = took;
+      }
+      ++c.sort_passes[m];  // controller-only counter
+      me.cursor = front;    // Fig 2: one segment towards the front
+    }
+    __syncthreads();
+  }
+}
+
+/// The persistent kernel: block 0 controls, the others work.
+template <class View>
+__global__ void megakernel_kernel(View v, QueueView q, SliceParams sp) {
+  extern __shared__ uint32_t mk_smem[];
+  if (blockIdx.x == 0) {
+    const uint32_t S = q.segment_size();
+    controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S);
+  } else {
+    worker_warp(v, q, sp);
+  }
+}
+
+/// Resets the per-slice words of QueueControl. (The non-template kernels here are `static`: this header
+/// is included by several translation units, without relocatable device code.)
+static __global__ void begin_slice_kernel(QueueControl* c) {
+  c->reserved = 0;
+  c->workers_exited = 0;
+  c->stop = 0;
+  c->abort = 0;
+  c->error = 0;
+  c->error_block = 0;
+  c->error_detail = 0;
+}
+
+/// flags[i] = the task order[i] is unfinished (rebuild).
+template <class View>
+__global__ void unfinished_in_order_kernel(View v, const uint32_t* order, uint8_t* flags, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) flags[i] = v.finished(order[i]) ? 0 : 1;
+}
+
+/// Rebuild: entries [0, n_live) from `list` (descending priority), every other slot free for lap 0.
+static __global__ void init_ring_kernel(QueueView q, const float* priority, const uint32_t* list, const int* n_live_ptr) {
+  const uint64_t n_live = static_cast<uint64_t>(*n_live_ptr);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < q.capacity();
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    if (i < n_live) {
+      const uint32_t t = list[i];
+      q.key[i] = priority[t];
+      q.task[i] = t;
+      q.seq[i] = i + 1;
+    } else {
+      q.seq[i] = i;
+    }
+  }
+}
+
+/// Rebuild: segment words and counters. Lap 0's full segments are sorted (the list is). Every segment
+/// holding rebuilt entries gets the estimate "0 cycles" (unknown: no task has been measured since the
+/// rebuild); since atomicMax keeps the shortest duration of a lap, later enqueues cannot raise it.
+static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr) {
+  const uint32_t n_live = static_cast<uint32_t>(*n_live_ptr);
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < q.segment_slots()) {
+    const uint64_t first = uint64_t(j) * q.segment_size();
+    const bool full = first + q.segment_size() <= n_live;
+    q.seg_state[j] = 0;
+    q.seg_sorted[j] = full ? q.seg_tag(j) : 0u;
+    q.seg_estimate[j] = first < n_live ? pack_estimate(q.seg_tag(j), 0u) : 0ull;
+  }
+  if (j == 0) {
+    QueueControl* c = q.ctl;
+    c->head = 0;
+    c->tail = n_live;
+    c->avail = static_cast<int>(n_live);
+    c->live = static_cast<int>(n_live);
+  }
+}
+
+/// RAII int in mapped pinned host memory: the host writes it while a kernel reads it (stop requests).
+class MappedFlag {
+ public:
+  MappedFlag() {
+    MV_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(int), cudaHostAllocMapped));
+    set(0);
+    MV_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  }
+  ~MappedFlag() {
+    if (host_) cudaFreeHost(host_);  // destructor path: errors cannot be reported here
+  }
+  MappedFlag(const MappedFlag&) = delete;
+  MappedFlag& operator=(const MappedFlag&) = delete;
+  void set(int v) { __atomic_store_n(host_, v, __ATOMIC_SEQ_CST); }
+  int get() const { return __atomic_load_n(host_, __ATOMIC_SEQ_CST); }
+  const int* device() const { return device_; }
+
+ private:
+  int* host_ = nullptr;
+  int* device_ = nullptr;
+};
+
+}  // namespace mk
+
+template <class W>
+class MegakernelStrategy final : public Strategy<W> {
+  using View = typename W::View;
+
+ public:
+  /// Touches no CUDA: the registry constructs a probe instance on machines without a GPU.
+  MegakernelStrategy() = default;
+  const StrategyInfo& info() const override { return info_; }
+  void invalidate() override { valid_ = false; }
+
+  MegakernelSettings& settings() { return settings_; }
+  const MegakernelSettings& settings() const { return settings_; }
+  const MegakernelStats& stats() const { return stats_; }
+
+  /// Asks the running slice to stop early (any thread; no effect when no slice runs). The slice ends
+  /// cleanly: in-flight tasks complete and re-enqueue.
+  void request_stop() {
+    if (mk::MappedFlag* f = stop_flag_ptr_.load()) f->set(1);
+  }
+
+  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& s) override {
+    settings_.validate();
+    if (s.block_size < 32 || s.block_size > 1024 || s.block_size % 32)
+      throw InputError("", "block_size", std::to_string(s.block_size) + " is not a multiple of 32 in [32, 1024]");
+    configure(w.num_tasks(), s.block_size);
+    View v = w.view(Side::Device);
+    if (!valid_) rebuild(w, v);
+    if (live_ == 0) return StepStats{};
+
+    const uint64_t per_task = w.paths_per_task();
+    const uint64_t budget_tasks = std::max<uint64_t>(1, (budget_paths + per_task - 1) / per_task);
+    mk::SliceParams sp;
+    sp.budget = budget_tasks;
+    sp.watchdog_cycles = static_cast<long long>(settings_.watchdog_seconds * clock_khz_ * 1000.0);
+    sp.host_poll_cycles = static_cast<long long>(20e-6 * clock_khz_ * 1000.0);  // every ~20 µs
+    sp.host_stop = stop_flag_->device();
+    sp.worker_warps = worker_warps_;
+    sp.controller = settings_.controller;
+    sp.time_management = settings_.time_management;
+    sp.collect_metadata = settings_.collect_metadata;
+    sp.wave_aware = settings_.wave_aware_buffer;
+    sp.static_task_cycles = settings_.static_task_cycles;
+    sp.constant_segment_cycles = settings_.constant_segment_cycles;
+    sp.buffer_multiplier = settings_.buffer_multiplier;
+    if (settings_.record_order) {
+      record_.resize(settings_.record_capacity);
+      sp.record = record_.data();
+      sp.record_cap = settings_.record_capacity;
+      sp.record_base = head_;
+    }
+
+    TaskCounters* counters = w.device_counters();
+    MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(TaskCounters)));
+    mk::begin_slice_kernel<<<1, 1>>>(ctl_.data());
+    MV_CUDA_CHECK_LAUNCH();
+    stop_flag_->set(0);
+    GpuTimer timer;
+    timer.start();
+    mk::QueueView q = queue_;
+    void* args[] = {&v, &q, &sp};
+    const cudaError_t err = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&mk::megakernel_kernel<View>),
+                                                        dim3(grid_), dim3(block_), args, smem_bytes_, nullptr);
+    if (err == cudaErrorCooperativeLaunchTooLarge) {
+      (void)cudaGetLastError();
+      valid_ = false;
+      throw CudaError("megakernel: the persistent grid of " + std::to_string(grid_) + " blocks of " +
+                      std::to_string(block_) + " threads cannot be co-resident on this GPU (another context, "
+                      "MPS or a smaller partition?); lower blocks_per_sm");
+    }
+    MV_CUDA_CHECK(err);
+    timer.stop();
+    const bool stopped_by_host = wait_for_slice(timer);
+    StepStats st;
+    st.busy_ms = timer.elapsed_ms();
+    TaskCounters tc;
+    MV_CUDA_CHECK(cudaMemcpy(&tc, counters, sizeof(tc), cudaMemcpyDeviceToHost));
+    mk::QueueControl c;
+    MV_CUDA_CHECK(cudaMemcpy(&c, ctl_.data(), sizeof(c), cudaMemcpyDeviceToHost));
+    if (c.error != mk::kErrNone) {
+      valid_ = false;  // the queue may be inconsistent: rebuild from the film at the next step
+      throw CudaError("megakernel watchdog: " + std::string(mk::megakernel_error_name(c.error)) + " (block " +
+                      std::to_string(c.error_block) + ", ticket/segment " + std::to_string(c.error_detail) +
+                      ", head " + std::to_string(c.head) + ", tail " + std::to_string(c.tail) + ", live " +
+                      std::to_string(c.live) + ")");
+    }
+    // At the end of a slice every dequeued task has finished or re-entered the queue.
+    if (c.tail - c.head != static_cast<unsigned long long>(c.live) || c.avail != c.live || c.live < 0) {
+      valid_ = false;
+      throw CudaError("megakernel: queue invariant broken after a slice: head " + std::to_string(c.head) + ", tail " +
+                      std::to_string(c.tail) + ", avail " + std::to_string(c.avail) + ", live " +
+                      std::to_string(c.live));
+    }
+    st.paths = tc.paths;
+    st.tasks = tc.tasks;
+    st.finished = tc.finished;
+    update_stats(c, st, stopped_by_host);
+    head_ = c.head;
+    live_ = static_cast<uint32_t>(c.live);
+    return st;
+  }
+
+ private:
+  /// Device properties, allocations and the launch configuration for (num_tasks, S, block size).
+  void configure(uint32_t num_tasks, uint32_t block) {
+    if (clock_khz_ == 0) {
+      int dev = 0, coop = 0;
+      MV_CUDA_CHECK(cudaGetDevice(&dev));
+      MV_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, dev));
+      MV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, dev));
+      MV_CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+      if (!coop) throw CudaError("megakernel: this GPU does not support cooperative launches (co-residency)");
+      if (clock_khz_ <= 0) clock_khz_ = 1000000;  // 1 GHz if the driver reports nothing
+      stop_flag_ = std::make_unique<mk::MappedFlag>();
+      stop_flag_ptr_.store(stop_flag_.get());
+    }
+    const uint32_t S = settings_.segment_size;
+    if (num_tasks == num_tasks_ && S == segment_size_ && block == block_ && settings_.blocks_per_sm == blocks_per_sm_set_)
+      return;
+    valid_ = false;
+    num_tasks_ = num_tasks;
+    segment_size_ = S;
+    block_ = block;
+    blocks_per_sm_set_ = settings_.blocks_per_sm;
+    // Capacity C: a power of two ≥ num_tasks + 2S and ≥ 4S. Since tail − head ≤ num_tasks ≤ C − 2S, the
+    // last full segment is at most R − 2 segments behind the head's (R = C / S), so the pair the
+    // controller locks never shares a segment slot (state word) with the segment in execution.
+    uint64_t cap = 4ull * S;
+    while (cap < uint64_t(num_tasks) + 2ull * S) cap <<= 1;
+    if (cap > (1ull << 31)) throw InputError("", "tasks", "too many tasks for the megakernel queue");
+    uint32_t cap_log2 = 0, s_log2 = 0;
+    while ((1ull << cap_log2) < cap) ++cap_log2;
+    while ((1u << s_log2) < S) ++s_log2;
+    key_.resize(cap);
+    task_.resize(cap);
+    seq_.resize(cap);
+    const uint32_t segs = static_cast<uint32_t>(cap >> s_log2);
+    seg_state_.resize(segs);
+    seg_sorted_.resize(segs);
+    seg_estimate_.resize(segs);
+    task_min_.resize(num_tasks);
+    ctl_.resize(1);
+    queue_ = mk::QueueView{key_.data(),        task_.data(),     seq_.data(), seg_state_.data(),
+                           seg_sorted_.data(), seg_estimate_.data(), task_min_.data(), ctl_.data(),
+                           cap_log2,           s_log2,           num_tasks};
+    // Grid: everything that fits at once (co-residency is what lets warps spin on each other).
+    smem_bytes_ = size_t(2) * S * (sizeof(float) + sizeof(uint32_t));
+    const void* kernel = reinterpret_cast<const void*>(&mk::megakernel_kernel<View>);
+    cudaFuncAttributes fa{};
+    MV_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+    registers_ = static_cast<uint32_t>(fa.numRegs);
+    int per_sm = 0;
+    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), smem_bytes_));
+    if (per_sm <= 0)
+      throw CudaError("megakernel: a block of " + std::to_string(block) + " threads does not fit an SM (" +
+                      std::to_string(fa.numRegs) + " registers per thread, " + std::to_string(smem_bytes_) +
+                      " bytes of shared memory); lower block_size");
+    if (settings_.blocks_per_sm > 0) per_sm = std::min<int>(per_sm, static_cast<int>(settings_.blocks_per_sm));
+    blocks_per_sm_ = static_cast<uint32_t>(per_sm);
+    grid_ = static_cast<uint32_t>(per_sm * sm_count_);
+    if (grid_ < 2) throw CudaError("megakernel: needs at least two co-resident blocks (controller + a worker)");
+    worker_warps_ = (grid_ - 1) * (block / 32);
+  }
+
+  /// Rebuilds the queue from all unfinished tasks in descending order of their current priorities.
+  void rebuild(W& w, const View& v) {
+    const uint32_t n = num_tasks_;
+    if (iota_.size() != n) {
+      device_iota(iota_, n);
+      sorted_keys_.resize(n);
+      order_.resize(n);
+      list_.resize(n);
+      flags_.resize(n);
+      count_.resize(1);
+      size_t a = 0, b = 0;
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, a, static_cast<const float*>(nullptr),
+                                                              sorted_keys_.data(), iota_.data(), order_.data(),
+                                                              static_cast<int>(n)));
+      MV_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, order_.data(), flags_.data(), list_.data(),
+                                               count_.data(), static_cast<int>(n)));
+      temp_.resize(std::max<size_t>({a, b, 1}));
+    }
+    size_t bytes = temp_.size();
+    MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp_.data(), bytes, v.priority, sorted_keys_.data(),
+                                                            iota_.data(), order_.data(), static_cast<int>(n)));
+    mk::unfinished_in_order_kernel<<<(n + 255) / 256, 256>>>(v, order_.data(), flags_.data(), n);
+    MV_CUDA_CHECK_LAUNCH();
+    bytes = temp_.size();
+    MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, order_.data(), flags_.data(), list_.data(),
+                                             count_.data(), static_cast<int>(n)));
+    ctl_.zero();
+    // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
+    MV_CUDA_CHECK(cudaMemsetAsync(task_min_.data(), 0xff, task_min_.bytes()));
+    const mk::QueueView q = queue_;
+    mk::init_ring_kernel<<<1024, 256>>>(q, v.priority, list_.data(), count_.data());
+    MV_CUDA_CHECK_LAUNCH();
+    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data());
+    MV_CUDA_CHECK_LAUNCH();
+    int live = 0;
+    MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+    live_ = static_cast<uint32_t>(live);
+    head_ = 0;
+    valid_ = true;
+    stats_ = MegakernelStats{};
+    (void)w;
+  }
+
+  /// Waits for the slice; past the watchdog time it raises the host stop flag once (the slice then ends
+  /// cleanly). Returns whether it did.
+  bool wait_for_slice(GpuTimer& timer) {
+    (void)timer;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool stopped = false;
+    for (;;) {
+      const cudaError_t q = cudaStreamQuery(nullptr);
+      if (q == cudaSuccess) break;
+      if (q != cudaErrorNotReady) MV_CUDA_CHECK(q);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!stopped && s > settings_.watchdog_seconds) {
+        stop_flag_->set(1);
+        stopped = true;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return stopped || stop_flag_->get() != 0;
+  }
+
+  void update_stats(const mk::QueueControl& c, const StepStats& st, bool stopped_by_host) {
+    MegakernelStats& s = stats_;
+    s.grid_blocks = grid_;
+    s.blocks_per_sm = blocks_per_sm_;
+    s.worker_warps = worker_warps_;
+    s.registers = registers_;
+    s.capacity = static_cast<uint32_t>(queue_.capacity());
+    s.queue_length = c.tail - c.head;
+    s.dequeues = c.head - head_;
+    s.tasks_per_second = st.busy_ms > 0 ? st.tasks / st.busy_ms * 1000.0 : 0.0;
+    s.stopped_by_host = stopped_by_host;
+    ++s.slices;
+    for (int m = 0; m < 3; ++m) {
+      s.sort_passes[m] = c.sort_passes[m];
+      s.sort_cycles_max[m] = c.sort_cycles_max[m];
+    }
+    s.lock_collisions = c.lock_collisions;
+    s.wait_cycles = c.wait_cycles;
+    s.ctrl_lock_failures = c.ctrl_lock_failures;
+    s.ctrl_time_refusals = c.ctrl_time_refusals;
+    s.ctrl_restarts = c.ctrl_restarts;
+    s.ctrl_not_full = c.ctrl_not_full;
+    s.empty_executions = c.empty_executions;
+    s.order_score = -1.0;
+    s.recorded = 0;
+    if (settings_.record_order && s.dequeues > 0) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(s.dequeues, settings_.record_capacity));
+      std::vector<float> keys(n);
+      record_.download(keys.data(), n);
+      MV_CUDA_CHECK(cudaDeviceSynchronize());
+      s.order_score = order_score(keys);
+      s.recorded = n;
+    }
+  }
+
+  StrategyInfo info_{"megakernel",
+                     "GPU: persistent priority megakernel, a controller block sorts the queue's segments "
+                     "(Kerbl 2012). EXPERIMENTAL: compiled but not yet run on a GPU",
+                     Side::Device};
+  MegakernelSettings settings_;
+  MegakernelStats stats_;
+  bool valid_ = false;
+  // launch configuration
+  int sm_count_ = 0, clock_khz_ = 0;
+  uint32_t num_tasks_ = 0, segment_size_ = 0, block_ = 0, blocks_per_sm_set_ = ~0u;
+  uint32_t grid_ = 0, blocks_per_sm_ = 0, worker_warps_ = 0, registers_ = 0;
+  size_t smem_bytes_ = 0;
+  // queue (device)
+  mk::QueueView queue_{};
+  DeviceBuffer<float> key_;
+  DeviceBuffer<uint32_t> task_;
+  DeviceBuffer<unsigned long long> seq_;
+  DeviceBuffer<int> seg_state_;
+  DeviceBuffer<uint32_t> seg_sorted_;
+  DeviceBuffer<unsigned long long> seg_estimate_;
+  DeviceBuffer<uint32_t> task_min_;
+  DeviceBuffer<mk::QueueControl> ctl_;
+  DeviceBuffer<float> record_;
+  uint64_t head_ = 0;  ///< head after the last slice (record base)
+  uint32_t live_ = 0;  ///< unfinished tasks after the last slice
+  // rebuild scratch
+  DeviceBuffer<uint32_t> iota_, order_, list_;
+  DeviceBuffer<float> sorted_keys_;
+  DeviceBuffer<uint8_t> flags_, temp_;
+  DeviceBuffer<int> count_;
+  // host stop flag (b)
+  std::unique_ptr<mk::MappedFlag> stop_flag_;
+  std::atomic<mk::MappedFlag*> stop_flag_ptr_{nullptr};
+};
+
+}  // namespace mv

@@ -1,0 +1,366 @@
+// The priority megakernel (sched/megakernel.cuh, Kerbl 2012 §3–§5): the queue loses and duplicates no
+// task (every patch ends at exactly the target, for several segment sizes, block sizes, slice sizes and
+// with the controller on and off), the image is right (furnace, GPU = CPU), slices stop on request and
+// continue, and the watchdog turns a stall into an exception instead of a hung GPU.
+// GPU tests skip without a GPU (MV_REQUIRE_GPU); the settings and packing tests run everywhere.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "render/metrics.h"
+#include "sched/megakernel.cuh"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+using Mk = MegakernelStrategy<PatchWorkload>;
+using Clock = std::chrono::steady_clock;
+
+/// Wall-clock bound of one whole render in these tests: the watchdog (2 s per wait) makes a hang throw
+/// long before this.
+constexpr double kRenderWallLimitS = 120.0;
+
+struct RunTotals {
+  uint64_t paths = 0, tasks = 0, finished = 0, steps = 0;
+  double wall_s = 0.0;
+};
+
+/// Steps `m` on `w` (made current on the device) in slices of `slice_paths` until nothing is left.
+RunTotals run_to_end(Mk& m, PatchWorkload& w, uint64_t slice_paths, const ScheduleSettings& s) {
+  w.make_current(Side::Device);
+  RunTotals t;
+  const auto t0 = Clock::now();
+  for (;;) {
+    const StepStats st = m.step(w, slice_paths, s);
+    ++t.steps;
+    t.paths += st.paths;
+    t.tasks += st.tasks;
+    t.finished += st.finished;
+    t.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (st.paths == 0) break;
+    if (t.wall_s > kRenderWallLimitS) {
+      ADD_FAILURE() << "megakernel render exceeded " << kRenderWallLimitS << " s";
+      break;
+    }
+  }
+  return t;
+}
+
+/// Per-pixel means (3 floats a pixel) of the film, on the host.
+std::vector<float> mean_image(PatchWorkload& w) {
+  w.make_current(Side::Host);
+  const FilmView f = w.film().host_view_synced();
+  std::vector<float> rgb(w.film().pixels() * 3);
+  for (size_t i = 0; i < w.film().pixels(); ++i) {
+    const Vec3 v = f.mean(static_cast<uint32_t>(i));
+    rgb[3 * i] = v.x;
+    rgb[3 * i + 1] = v.y;
+    rgb[3 * i + 2] = v.z;
+  }
+  return rgb;
+}
+
+/// Every patch and pixel at exactly `target`, every priority "finished".
+void expect_exact_target(PatchWorkload& w, uint32_t target) {
+  const auto& patch_spp = w.film().host_patch_spp();
+  for (uint32_t t = 0; t < w.num_tasks(); ++t) ASSERT_EQ(patch_spp[t], target) << "patch " << t;
+  for (uint32_t n : w.film().host_spp()) ASSERT_EQ(n, target);
+  EXPECT_EQ(w.finished_tasks(), w.num_tasks());
+  EXPECT_EQ(w.remaining_paths(), 0u);
+  for (float pr : w.host_priorities()) ASSERT_EQ(pr, kFinishedPriority);
+}
+
+// ---- runs everywhere ----
+
+TEST(Megakernel, IsRegisteredAsAGpuStrategyAndConstructsWithoutAGpu) {
+  const auto& e = patch_strategies().find("megakernel");
+  EXPECT_EQ(e.info.side, Side::Device);
+  auto s = e.make();  // must not touch CUDA
+  EXPECT_EQ(s->info().name, "megakernel");
+}
+
+TEST(Megakernel, SettingsAreValidated) {
+  MegakernelSettings s;
+  EXPECT_NO_THROW(s.validate());
+  for (uint32_t bad : {0u, 16u, 48u, 1024u}) {
+    s = MegakernelSettings{};
+    s.segment_size = bad;
+    EXPECT_THROW(s.validate(), InputError) << bad;
+  }
+  s = MegakernelSettings{};
+  s.buffer_multiplier = 0.f;
+  EXPECT_THROW(s.validate(), InputError);
+  s = MegakernelSettings{};
+  s.watchdog_seconds = 0.0;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
+// The §5.3 per-segment estimate: atomicMax of the packed word keeps the newest lap, and within a lap the
+// shortest duration; another lap's word reads as "no buffer".
+TEST(Megakernel, EstimatePackingKeepsNewestLapAndShortestDuration) {
+  const unsigned long long a = mk::pack_estimate(3, 5000), b = mk::pack_estimate(3, 2000),
+                           c = mk::pack_estimate(4, 9000);
+  EXPECT_GT(b, a);  // shorter duration wins within a lap
+  EXPECT_GT(c, b);  // a newer lap wins whatever its duration
+  EXPECT_EQ(mk::unpack_estimate(b, 3), 2000u);
+  EXPECT_EQ(mk::unpack_estimate(c, 3), 0u);
+  EXPECT_EQ(mk::unpack_estimate(0ull, 1), 0u);
+  EXPECT_EQ(mk::unpack_estimate(mk::pack_estimate(1, 0), 1), 0u);
+}
+
+// ---- GPU ----
+
+struct MkCase {
+  uint32_t segment;
+  bool controller;
+  uint64_t slice_paths;
+  uint32_t block;
+};
+
+class MegakernelExact : public ::testing::TestWithParam<MkCase> {};
+
+// The "queue loses and duplicates no task" check: a lost entry leaves a patch below the target (or
+// trips the empty-queue watchdog), a duplicated one runs a finished task (empty_executions) or races on
+// a patch (wrong spp). Paths per execution (3) do not divide the target (10): each patch runs exactly
+// 4 times, the last one with 1 path per pixel. 126×94 has partial patches at the right and bottom.
+TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
+  MV_REQUIRE_GPU();
+  const MkCase c = GetParam();
+  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
+  scene.width = 126;
+  scene.height = 94;
+  scene.finalize();
+  PatchTaskParams p;
+  p.paths_per_pixel = 3;
+  p.target_spp = 10;
+  p.priority = PriorityFunction::Convergence;
+  PatchWorkload w(scene, p, true);
+  Mk m;
+  m.settings().segment_size = c.segment;
+  m.settings().controller = c.controller;
+  m.settings().record_order = true;
+  ScheduleSettings s;
+  s.block_size = c.block;
+  const RunTotals t = run_to_end(m, w, c.slice_paths, s);
+  const MegakernelStats& st = m.stats();
+  std::printf("[megakernel S=%u ctrl=%d slice=%llu block=%u] steps %llu, %.3f s, grid %u x %u (%u regs), "
+              "passes %llu/%llu/%llu, collisions %llu, refusals %llu, restarts %llu, not-full %llu, score %.3f\n",
+              c.segment, c.controller, static_cast<unsigned long long>(c.slice_paths), c.block,
+              static_cast<unsigned long long>(t.steps), t.wall_s, st.grid_blocks, c.block, st.registers,
+              static_cast<unsigned long long>(st.sort_passes[0]), static_cast<unsigned long long>(st.sort_passes[1]),
+              static_cast<unsigned long long>(st.sort_passes[2]), static_cast<unsigned long long>(st.lock_collisions),
+              static_cast<unsigned long long>(st.ctrl_time_refusals), static_cast<unsigned long long>(st.ctrl_restarts),
+              static_cast<unsigned long long>(st.ctrl_not_full), st.order_score);
+  expect_exact_target(w, 10);
+  EXPECT_EQ(t.tasks, 4ull * w.num_tasks()) << "task executions (a duplicate or a loss changes this)";
+  EXPECT_EQ(t.finished, w.num_tasks());
+  EXPECT_EQ(st.empty_executions, 0u);
+  EXPECT_EQ(st.queue_length, 0u);
+  if (!c.controller) {
+    EXPECT_EQ(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u);
+    EXPECT_EQ(st.lock_collisions, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Megakernel, MegakernelExact,
+    ::testing::Values(MkCase{32, true, 1u << 20, 128}, MkCase{32, false, 1u << 20, 128},
+                      MkCase{64, true, 3000, 128},       // ~60 tasks a slice: many slices
+                      MkCase{128, false, 10000, 64}, MkCase{256, true, 1u << 20, 256},
+                      MkCase{512, true, 48 * 5, 64},    // 5 tasks a slice; queue shorter than 3 segments
+                      MkCase{32, true, 48, 32}),        // one task a slice, the smallest block
+    [](const auto& info) {
+      const MkCase& c = info.param;
+      return "S" + std::to_string(c.segment) + (c.controller ? "_ctrl" : "_fifo") + "_slice" +
+             std::to_string(c.slice_paths) + "_block" + std::to_string(c.block);
+    });
+
+// With many segments the controller must actually sort (otherwise the tests above prove little about
+// the locking): 768 tasks in segments of 32 leave ~20 lockable pairs behind the head.
+TEST(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
+  MV_REQUIRE_GPU();
+  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
+  scene.width = 128;
+  scene.height = 96;
+  scene.finalize();
+  PatchTaskParams p;
+  p.paths_per_pixel = 2;
+  p.target_spp = 64;
+  p.priority = PriorityFunction::Variance;
+  PatchWorkload w(scene, p, true);
+  Mk m;
+  m.settings().segment_size = 32;
+  m.settings().record_order = true;
+  run_to_end(m, w, 1u << 18, ScheduleSettings{});
+  const MegakernelStats& st = m.stats();
+  EXPECT_GT(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u)
+      << "refusals " << st.ctrl_time_refusals << ", lock failures " << st.ctrl_lock_failures << ", restarts "
+      << st.ctrl_restarts << ", not full " << st.ctrl_not_full;
+  EXPECT_GE(st.order_score, 0.0);
+  EXPECT_LE(st.order_score, 1.0);
+  expect_exact_target(w, 64);
+}
+
+struct FurnaceCase {
+  bool quads;
+  bool controller;
+};
+class MegakernelFurnace : public ::testing::TestWithParam<FurnaceCase> {};
+
+// White furnace (as tests/test_path_tracer.cpp): the mean radiance is E / (1 − a).
+TEST_P(MegakernelFurnace, RadianceIsEmissionOverOneMinusAlbedo) {
+  MV_REQUIRE_GPU();
+  const FurnaceCase c = GetParam();
+  const float albedo = 0.6f, emission = 0.5f;
+  const Scene scene = test::furnace_scene(albedo, emission, c.quads, 64);
+  PatchTaskParams p;
+  p.target_spp = 16;
+  p.priority = PriorityFunction::Variance;
+  PatchWorkload w(scene, p, true);
+  Mk m;
+  m.settings().segment_size = 32;
+  m.settings().controller = c.controller;
+  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+  const test::ImageStats st = test::channel_mean(mean_image(w));
+  const double expected = emission / (1.0 - albedo);
+  EXPECT_NEAR(st.mean, expected, 5.0 * st.stderr_ + 0.005 * expected) << "stderr " << st.stderr_;
+  EXPECT_LT(st.stderr_, 0.02 * expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Megakernel, MegakernelFurnace,
+                         ::testing::Values(FurnaceCase{false, true}, FurnaceCase{true, true},
+                                           FurnaceCase{false, false}),
+                         [](const auto& info) {
+                           return std::string(info.param.quads ? "Quads" : "Box") +
+                                  (info.param.controller ? "_ctrl" : "_fifo");
+                         });
+
+// The same samples on the GPU megakernel and the CPU: far closer than two seeds (as GpuImageMatchesCpuImage).
+TEST(MegakernelGpu, ImageMatchesCpuImage) {
+  MV_REQUIRE_GPU();
+  Scene scene = test::furnace_scene(0.5f, 0.f, false);
+  scene.materials[0].emission = Vec3{0.f};
+  Material light;
+  light.type = MaterialType::Emissive;
+  light.emission = Vec3{4.f};
+  Material mirror{MaterialType::Mirror, Vec3{0.9f}, Vec3{0.f}, 1.5f, 64.f};
+  Material glass{MaterialType::Glass, Vec3{1.f}, Vec3{0.f}, 1.5f, 64.f};
+  Material glossy{MaterialType::Glossy, Vec3{0.8f, 0.6f, 0.3f}, Vec3{0.f}, 1.5f, 50.f};
+  scene.materials = {scene.materials[0], light, mirror, glass, glossy};
+  scene.material_names = {"wall", "light", "mirror", "glass", "glossy"};
+  scene.quads.push_back(Quad{{-0.4f, 0.99f, -0.4f}, {0.8f, 0.f, 0.f}, {0.f, 0.f, 0.8f}, 1, {}, 0.f});
+  scene.spheres = {Sphere{{-0.5f, -0.6f, -0.5f}, 0.35f, 2}, Sphere{{0.4f, -0.6f, -0.3f}, 0.35f, 3},
+                   Sphere{{0.f, -0.2f, 0.5f}, 0.3f, 4}};
+  scene.camera.position = {0.f, 0.f, 0.95f};
+  scene.camera.look_at = {0.f, -0.2f, -1.f};
+  scene.width = 160;
+  scene.height = 118;  // not a multiple of 4; 40 × 30 = 1200 patches: 37 segments of 32
+  scene.max_depth = 16;
+  scene.finalize();
+  PatchTaskParams p;
+  p.target_spp = 32;
+  p.priority = PriorityFunction::Variance;
+  PatchWorkload cpu(scene, p, true), gpu(scene, p, true);
+  PatchTaskParams p2 = p;
+  p2.seed = 12345;
+  PatchWorkload other(scene, p2, true);
+  const auto a = test::render_mean_image(cpu, "cpu-parallel");
+  Mk m;
+  m.settings().segment_size = 32;
+  run_to_end(m, gpu, 1u << 16, ScheduleSettings{});
+  const auto b = mean_image(gpu);
+  const auto c = test::render_mean_image(other, "cpu-parallel");
+  const size_t px = a.size() / 3;
+  const double gpu_vs_cpu = mse_images(a.data(), b.data(), px);
+  const double noise = mse_images(a.data(), c.data(), px);
+  EXPECT_GT(noise, 0.0);
+  EXPECT_LT(gpu_vs_cpu, 0.02 * noise) << "GPU-CPU MSE " << gpu_vs_cpu << " vs seed-to-seed MSE " << noise;
+}
+
+// (b) A stop request ends a long slice early and cleanly; the next slices continue to the exact target.
+// Also bounds the wall clock of a render.
+TEST(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
+  MV_REQUIRE_GPU();
+  const Scene scene = test::furnace_scene(0.5f, 1.f, false, 256);
+  PatchTaskParams p;
+  p.target_spp = 8192;  // ~0.5 G paths: a few hundred ms on an H100, far longer than the 20 ms below
+  p.priority = PriorityFunction::Convergence;
+  PatchWorkload w(scene, p, true);
+  w.make_current(Side::Device);
+  Mk m;
+  const uint64_t everything = w.remaining_paths();
+  std::thread stopper([&m] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    m.request_stop();
+  });
+  const auto t0 = Clock::now();
+  StepStats first;
+  try {
+    first = m.step(w, everything, ScheduleSettings{});
+  } catch (...) {
+    stopper.join();
+    throw;
+  }
+  stopper.join();
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_LT(first.paths, everything) << "the slice ran to the end despite the stop request (" << s << " s)";
+  EXPECT_GT(first.paths, 0u);
+  EXPECT_TRUE(m.stats().stopped_by_host);
+  EXPECT_LT(s, 5.0);
+  const RunTotals rest = run_to_end(m, w, everything, ScheduleSettings{});
+  EXPECT_EQ(first.paths + rest.paths, everything);
+  expect_exact_target(w, 8192);
+}
+
+// The watchdog: with a wait budget of ~100 ns every idle warp's empty-queue wait times out (there are
+// far more warps than the 64 tasks), so the step throws "megakernel watchdog: ..." instead of hanging;
+// the next step rebuilds the queue from the film and the render still ends at exactly the target.
+TEST(MegakernelGpu, WatchdogTurnsAStallIntoAnErrorAndTheQueueRecovers) {
+  MV_REQUIRE_GPU();
+  Scene scene = test::furnace_scene(0.5f, 1.f, false, 32);
+  PatchTaskParams p;
+  p.target_spp = 64;
+  PatchWorkload w(scene, p, true);
+  w.make_current(Side::Device);
+  Mk m;
+  m.settings().watchdog_seconds = 1e-7;
+  bool threw = false;
+  for (int i = 0; i < 100 && !threw; ++i) {
+    try {
+      if (m.step(w, 1u << 20, ScheduleSettings{}).paths == 0) break;
+    } catch (const CudaError& e) {
+      threw = true;
+      EXPECT_NE(std::string(e.what()).find("megakernel watchdog"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(threw);
+  m.settings().watchdog_seconds = 2.0;
+  run_to_end(m, w, 1u << 20, ScheduleSettings{});
+  expect_exact_target(w, 64);
+}
+
+// invalidate() after the target was raised: the rebuilt queue holds the patches that are unfinished again.
+TEST(MegakernelGpu, RebuildAfterRaisingTheTarget) {
+  MV_REQUIRE_GPU();
+  Scene scene = test::furnace_scene(0.5f, 1.f, false, 64);
+  PatchTaskParams p;
+  p.target_spp = 8;
+  p.priority = PriorityFunction::Convergence;
+  PatchWorkload w(scene, p, true);
+  Mk m;
+  m.settings().segment_size = 32;
+  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+  expect_exact_target(w, 8);
+  p.target_spp = 20;
+  w.set_params(p);
+  m.invalidate();
+  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+  expect_exact_target(w, 20);
+}
+
+}  // namespace
+}  // namespace mv
