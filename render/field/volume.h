@@ -26,6 +26,28 @@ struct Affine3 {
     return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
             m[6] * v.x + m[7] * v.y + m[8] * v.z};
   }
+  /// det(m): the signed volume of one index cell in world units (zero: a degenerate transform).
+  MV_HD float determinant() const {
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+           m[2] * (m[3] * m[7] - m[4] * m[6]);
+  }
+  /// The inverse transform (index = m⁻¹·(world − origin)), by cofactors. The caller checks that
+  /// determinant() is not zero (make_view does, render/field/volume.cpp).
+  MV_HD Affine3 inverse() const {
+    const float inv_det = 1.f / determinant();
+    Affine3 r;
+    r.m[0] = (m[4] * m[8] - m[5] * m[7]) * inv_det;
+    r.m[1] = (m[2] * m[7] - m[1] * m[8]) * inv_det;
+    r.m[2] = (m[1] * m[5] - m[2] * m[4]) * inv_det;
+    r.m[3] = (m[5] * m[6] - m[3] * m[8]) * inv_det;
+    r.m[4] = (m[0] * m[8] - m[2] * m[6]) * inv_det;
+    r.m[5] = (m[2] * m[3] - m[0] * m[5]) * inv_det;
+    r.m[6] = (m[3] * m[7] - m[4] * m[6]) * inv_det;
+    r.m[7] = (m[1] * m[6] - m[0] * m[7]) * inv_det;
+    r.m[8] = (m[0] * m[4] - m[1] * m[3]) * inv_det;
+    r.origin = -r.linear(origin);
+    return r;
+  }
 };
 
 /// Trivially copyable view of a volume (host or device data pointer).
@@ -45,5 +67,10 @@ struct Volume {
   Affine3 index_to_world;
   size_t bytes() const { return data.size() * sizeof(float); }
 };
+
+/// A host view of `v` (data = v.data.data()), with world_to_index = index_to_world.inverse().
+/// Throws InputError(v.source, ...) when the sizes do not match the data or the transform is singular
+/// or not finite. Defined in render/field/volume.cpp.
+VolumeView make_view(const Volume& v);
 
 }  // namespace mv
