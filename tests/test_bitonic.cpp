@@ -144,27 +144,19 @@ TEST(Bitonic, CpuTwinRejectsSizesOutsideThePairStorage) {
                std::invalid_argument);
 }
 
-/// Runs `env megaview sort-bench`; returns the exit status, stdout and stderr.
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-CliResult sort_bench_cli(const std::string& env) {
+/// Runs `env megaview sort-bench` (test_support.h).
+test::CliResult sort_bench_cli(const std::string& env) {
   test::TempDir dir("sort-bench");
-  const std::string out = dir / "out.txt", err = dir / "err.txt";
-  const std::string cmd =
-      env + " '" + std::string(MV_BINARY) + "' sort-bench > '" + out + "' 2> '" + err + "' < /dev/null";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), test::slurp(out), test::slurp(err)};
+  return test::run_megaview(dir, "sort-bench", env);
 }
 
 TEST(SortBenchCli, WithoutAGpuSaysSoInOneLine) {
-  const CliResult forced = sort_bench_cli("MEGAVIEW_FORCE_CPU=1");  // runs everywhere
+  const test::CliResult forced = sort_bench_cli("MEGAVIEW_FORCE_CPU=1");  // runs everywhere
   EXPECT_EQ(forced.code, 1);
   EXPECT_EQ(forced.err, "megaview: sort-bench needs a CUDA GPU (MEGAVIEW_FORCE_CPU is set)\n");
   EXPECT_EQ(forced.out, "");
   if (gpu_available()) GTEST_SKIP() << "a CUDA GPU is present: the unforced no-GPU message cannot be seen";
-  const CliResult plain = sort_bench_cli("");  // inherits this process's environment
+  const test::CliResult plain = sort_bench_cli("");  // inherits this process's environment
   EXPECT_EQ(plain.code, 1);
   EXPECT_EQ(plain.err, "megaview: sort-bench needs a CUDA GPU (" + gpu_info().reason + ")\n");
 }

@@ -35,27 +35,11 @@ namespace fs = std::filesystem;
 
 
 
-std::string binary() {
-  const char* b = std::getenv("MEGAVIEW_BINARY");
-  return b && *b ? b : MV_BINARY;
-}
+using Result = test::CliResult;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
-};
-
-/// Runs `<env> megaview <args>` through the shell, capturing stdout, stderr and the exit status.
+/// Runs `<env> megaview <args>` (test_support.h).
 Result megaview(const test::TempDir& dir, const std::string& args, const std::string& env = "") {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = env + " '" + binary() + "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = test::slurp(out);
-  r.err = test::slurp(err);
-  return r;
+  return test::run_megaview(dir, args, env);
 }
 
 /// A 32×24 reference with some structure (a gradient), written by the test.

@@ -207,10 +207,9 @@ TEST(QueueModel, RejectsParametersOutOfRange) {
 }
 
 // `megaview sched-model`: the table's scores are the model's, written as CSV beside a PNG, never over an
-// existing file. (The binary is MV_BINARY unless $MEGAVIEW_BINARY names another, as in test_cli.cpp.)
+// existing file.
 TEST(SchedModelCommand, PrintsTheModelsScoresAndWritesCsvAndPlot) {
-  const char* env = std::getenv("MEGAVIEW_BINARY");
-  const std::string bin = env && *env ? env : MV_BINARY;
+  const std::string bin = test::megaview_binary();
   test::TempDir dir("sched-model");
   const std::string prefix = dir / "model";
   const std::string cmd = "'" + bin + "' sched-model --n 2048,4096 --task-us 100 --workers 8 --segment 32 " +

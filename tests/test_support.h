@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -50,6 +53,33 @@ class TempDir {
 inline std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+/// The megaview binary the CLI tests run: $MEGAVIEW_BINARY when set (a dist/ copy on the GPU machine),
+/// else the one CMake built (MV_BINARY).
+inline std::string megaview_binary() {
+  const char* b = std::getenv("MEGAVIEW_BINARY");
+  return b && *b ? b : MV_BINARY;
+}
+
+/// Exit status and captured streams of one `megaview` run.
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
+};
+
+/// Runs `<env> megaview <args>` through the shell with stdin from /dev/null, capturing stdout and stderr
+/// in files of `dir`. env: "VAR=value ..." or empty.
+inline CliResult run_megaview(const TempDir& dir, const std::string& args, const std::string& env = "") {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = env + " '" + megaview_binary() + "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
 }
 
 /// A closed enclosure seen from inside, every wall diffuse with albedo `a` and emission `e`:
