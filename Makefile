@@ -103,6 +103,7 @@ dist: build
 	strip --strip-all -o $(DIST_DIR)/megaview $(BUILD_DIR)/megaview
 	strip --strip-all -o $(DIST_DIR)/megaview_tests $(BUILD_DIR)/megaview_tests
 	cp -r scenes $(DIST_DIR)/
+	mkdir -p $(DIST_DIR)/assets && cp assets/*.exr assets/*.json $(DIST_DIR)/assets/
 	@du -sh $(DIST_DIR)
 
 clean:

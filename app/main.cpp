@@ -88,6 +88,13 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   app.add_flag("--host-copy", gui.force_host_copy,
                "display through a host copy even where CUDA-GL interop works (to compare their cost)");
   app.add_option("--capture-dir", gui.capture_dir, "folder for screenshots")->capture_default_str();
+  app.add_option_function<std::vector<std::string>>(
+         "--smoke-at",
+         [&gui](const std::vector<std::string>& steps) {
+           for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
+         },
+         "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture (comma separated)")
+      ->delimiter(',');
 }
 
 CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {

@@ -361,5 +361,43 @@ TEST(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
   EXPECT_GT(colours.size(), 100u) << "the window shot looks blank";
 }
 
+// Issue 3's "switching priority live keeps the film; F12 writes the four files", scripted through the
+// same queued panel change and capture request a user triggers by hand.
+TEST(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFiles) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const std::string caps = dir / "caps";
+  const Result r = megaview(dir,
+                            "--cpu --width 64 --height 48 --spp 4096 --priority convergence --frames 30 "
+                            "--smoke-at 10:priority=variance,15:strategy=sequential,25:capture --capture-dir '" +
+                                caps + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("smoke: frame 10: now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 15: now sequential/variance, film kept"), std::string::npos) << log;
+  EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(caps)) {
+    EXPECT_GT(fs::file_size(e.path()), 0u) << e.path();
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  const std::string stem = "room-sequential-variance-0001";
+  EXPECT_EQ(names, (std::vector<std::string>{stem + "-heat.png", stem + ".exr", stem + ".json", stem + ".png"}));
+}
+
+TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
+  test::TempDir dir("cli");
+  for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture"}) {
+    const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
+    EXPECT_EQ(r.code, 1) << step;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    EXPECT_NE(r.err.find("--smoke-at"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace mv

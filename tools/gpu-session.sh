@@ -68,7 +68,8 @@ for step in "$@"; do
       mv "$out/mse-room.csv" "$logs/" 2>/dev/null ;;
     window)
       log "GUI window: interop"
-      timeout $T $mv_bin --scene room --frames ${FRAMES:-300} --window-shot "$out/window.png" 2>&1 | tail -6 | tee -a "$logs/session.log"
+      timeout $T $mv_bin --scene room --spp 8192 --frames ${FRAMES:-300} --window-shot "$out/window.png" --capture-dir "$out/captures" \
+        --smoke-at "${SMOKE_STEPS:-60:priority=variance,120:strategy=megakernel,200:priority=convergence,290:capture}" 2>&1 | tail -12 | tee -a "$logs/session.log"
       log "GUI window: host copy"
       timeout $T $mv_bin --scene room --frames ${FRAMES:-300} --host-copy --window-shot "$logs/window-hostcopy.png" 2>&1 | tail -4 | tee -a "$logs/session.log" ;;
     pack)

@@ -7,9 +7,35 @@
 #include <memory>
 
 #include "app/gui/viewer.h"
+#include "base/errors.h"
 #include "app/gui/window.h"
 
 namespace mv {
+
+SmokeAction parse_smoke_action(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return InputError("--smoke-at", text,
+                      why + "; expected FRAME:priority=P, FRAME:strategy=S or FRAME:capture with FRAME ≥ 1");
+  };
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0) throw bad("no frame number");
+  SmokeAction a;
+  try {
+    size_t used = 0;
+    a.frame = std::stoi(text.substr(0, colon), &used);
+    if (used != colon) throw bad("frame is not a number");
+  } catch (const std::logic_error&) {
+    throw bad("frame is not a number");
+  }
+  if (a.frame < 1) throw bad("frame out of range");
+  const std::string rest = text.substr(colon + 1);
+  const size_t eq = rest.find('=');
+  a.action = rest.substr(0, eq);
+  if (eq != std::string::npos) a.value = rest.substr(eq + 1);
+  if (a.action == "capture" && eq == std::string::npos) return a;
+  if ((a.action == "priority" || a.action == "strategy") && !a.value.empty()) return a;
+  throw bad("unknown action \"" + rest + "\"");
+}
 
 int run_gui(const GuiOptions& options) {
   try {

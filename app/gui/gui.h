@@ -2,10 +2,29 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app/core/session.h"
 
 namespace mv {
+
+/// One scripted step of a smoke test (`--smoke-at FRAME:ACTION`), run at the start of frame `frame`
+/// through the same path as the panel or key that does it by hand:
+///   priority=P   the Scheduling panel's priority combo (queued Session change; the film is kept)
+///   strategy=S   the Scheduling panel's strategy combo (the film is kept)
+///   capture      the screenshot button / F12 (writes the four capture files into capture_dir)
+/// The viewer logs each step; for priority and strategy it logs the paths on the film before and after,
+/// so a test can see that the switch kept the film.
+struct SmokeAction {
+  int frame = 0;       ///< 1-based frame number, ≥ 1
+  std::string action;  ///< "priority", "strategy" or "capture"
+  std::string value;   ///< the priority or strategy name; empty for capture
+};
+
+/// Parses "FRAME:ACTION" as above. Throws InputError("--smoke-at", ...) naming the allowed forms; the
+/// priority or strategy name itself is checked when the step runs (an unknown name lands in the error
+/// window, like any failed panel change).
+SmokeAction parse_smoke_action(const std::string& text);
 
 struct GuiOptions {
   SessionOptions session;
@@ -16,6 +35,8 @@ struct GuiOptions {
   std::string capture_dir = "captures";
   /// Start with the display copying through the host even where CUDA-GL interop works (to compare).
   bool force_host_copy = false;
+  /// Scripted steps for smoke tests (in any order; several may share a frame).
+  std::vector<SmokeAction> smoke_actions;
 };
 
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.

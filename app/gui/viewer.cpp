@@ -37,6 +37,7 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
 
 int Viewer::run() {
   for (int n = 1; !window_.should_close(); ++n) {
+    frame_index_ = n;
     frame();
     if (options_.frames > 0 && n >= options_.frames) {
       const DisplayStats& d = display_.stats();
@@ -71,7 +72,15 @@ void Viewer::frame() {
   camera_input(area);
   if (window_.take_key_press(GLFW_KEY_F12) && !ImGui::GetIO().WantTextInput) state_.capture_requested = true;
 
+  const bool scripted_switch = queue_smoke_actions();
+  const uint64_t paths_before = session_->last().total_paths;
   apply_commands();
+  if (scripted_switch) {
+    spdlog::info("smoke: frame {}: now {}/{}, film {} ({} paths before the switch, {} after)", frame_index_,
+                 session_->strategy().name, priority_name(session_->options().task.priority),
+                 session_->last().total_paths == paths_before ? "kept" : "reset", paths_before,
+                 session_->last().total_paths);
+  }
   if (!state_.paused) render_step();
   update_mse();
   if (state_.capture_requested) take_capture();
@@ -81,6 +90,26 @@ void Viewer::frame() {
   window_.framebuffer_size(fb_width, fb_height);
   display_.draw(fb_width, fb_height, area);
   imgui_.end_frame();
+}
+
+bool Viewer::queue_smoke_actions() {
+  bool switched = false;
+  for (const SmokeAction& a : options_.smoke_actions) {
+    if (a.frame != frame_index_) continue;
+    if (a.action == "capture") {
+      spdlog::info("smoke: frame {}: capture", frame_index_);
+      state_.capture_requested = true;  // what F12 and the Screenshot button do
+    } else if (a.action == "priority") {
+      const std::string name = a.value;
+      state_.queue("Set priority " + name, [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
+      switched = true;
+    } else if (a.action == "strategy") {
+      const std::string name = a.value;
+      state_.queue("Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
+      switched = true;
+    }
+  }
+  return switched;
 }
 
 PixelRect Viewer::image_area(float panel_right, float status_height) const {

@@ -32,6 +32,8 @@ class Viewer {
 
  private:
   void frame();
+  /// Queues the options' smoke actions of frame `frame_index_`; returns whether any switched settings.
+  bool queue_smoke_actions();
   /// The part of the framebuffer left for the image (right of the docked panel, above the status bar).
   PixelRect image_area(float panel_right, float status_height) const;
   void camera_input(const PixelRect& area);
@@ -53,6 +55,7 @@ class Viewer {
   uint64_t film_epoch_ = 0;          // bumped by every change that resets the film
   uint64_t shown_epoch_ = ~uint64_t{0};
   uint64_t shown_paths_ = 0;         // film state the texture shows
+  int frame_index_ = 0;              // 1-based number of the frame being drawn
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
   std::chrono::steady_clock::time_point start_, last_frame_;
 };
