@@ -82,6 +82,16 @@ struct MegakernelSettings {
   double watchdog_seconds = 2.0;
   /// Resident blocks per SM (0: the most the occupancy calculator allows).
   uint32_t blocks_per_sm = 0;
+  /// Controller blocks P in [1, 64] (beyond Kerbl, who uses one): blocks 0 … P−1 sort, the rest work.
+  /// Controller i restarts its back-to-front walk (Fig 2) at the back of the i-th of P equal ranges of the
+  /// sortable queue, so P walks run staggered like a pipelined bubble sort; they meet only through the
+  /// segments' try-locks, which keep any overlap safe. An H100's 132 SMs drain a segment far faster than
+  /// one block can merge the queue (docs/perf.md); P > 1 multiplies the merge rate.
+  uint32_t controllers = 1;
+  /// How a rebuild orders the queue: true (default) by descending priority, as the controller would
+  /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
+  /// Kerbl §6.2). Only a rebuild reads it.
+  bool rebuild_sorted = true;
 
   /// Throws InputError naming the first setting out of range.
   void validate() const {
@@ -93,13 +103,15 @@ struct MegakernelSettings {
     if (!(watchdog_seconds > 0.0) || watchdog_seconds > 60.0) bad("watchdog_seconds", "must be in (0, 60]");
     if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
     if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
+    if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
   }
 };
 
 /// What the GUI shows about the megakernel (stats()); cumulative values count since the last rebuild.
 struct MegakernelStats {
   // ---- launch configuration ----
-  uint32_t grid_blocks = 0;       ///< blocks of the persistent grid (block 0: controller)
+  uint32_t grid_blocks = 0;       ///< blocks of the persistent grid (blocks 0 … P−1: controllers)
+  uint32_t controllers = 0;       ///< controller blocks P of the last slice
   uint32_t blocks_per_sm = 0;
   uint32_t worker_warps = 0;
   uint32_t registers = 0;         ///< registers per thread of the kernel
@@ -136,6 +148,7 @@ struct SliceParams {
   unsigned long long record_base = 0;
   uint32_t record_cap = 0;
   uint32_t worker_warps = 0;
+  uint32_t controllers = 1;              ///< controller blocks P (blocks 0 … P−1); 1 when controller == 0
   int controller = 1;
   int time_management = 1;
   int collect_metadata = 1;
@@ -226,6 +239,7 @@ enum ControllerAction : int { kExit = 0, kIdle = 1, kEvaluate = 2, kSort = 3, kR
 
 /// Thread 0 of the controller: the state it keeps across iterations.
 struct ControllerLocal {
+  uint32_t index = 0;                     ///< this controller's number i in [0, P)
   long long cursor = -1;                  ///< back segment of the next pair; −1: restart at the back
   unsigned long long last_head = ~0ull;
   unsigned int last_exited = ~0u;
@@ -264,10 +278,13 @@ __device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& 
   const long long S_log2 = q.segment_log2;
   const long long hs = static_cast<long long>(head >> S_log2);      // segment in execution: never touched
   const long long back = static_cast<long long>(tail >> S_log2) - 1; // last segment with all tickets taken
-  if (me.cursor < 0 || me.cursor > back) me.cursor = back;
+  // Controller i of P restarts at the back of the i-th of P equal ranges of [hs + 1, back] (i = 0: the
+  // back itself, Kerbl's single controller).
+  const long long start = back - ((back - hs - 1 > 0 ? back - hs - 1 : 0) * me.index) / sp.controllers;
+  if (me.cursor < 0 || me.cursor > back) me.cursor = start;
   if (me.cursor - 1 < hs + 1) {  // predecessor in execution (or head too close): restart at the back
-    if (me.cursor != back) atomicAdd(&c.ctrl_restarts, 1ull);
-    me.cursor = back;
+    if (me.cursor != start) atomicAdd(&c.ctrl_restarts, 1ull);
+    me.cursor = start;
     if (me.cursor - 1 < hs + 1) {  // the queue is too short for any pair behind the head
       me.cursor = -1;
       return kIdle;
@@ -322,6 +339,10 @@ __device__ MV_INLINE int controller_lock(const QueueView& q, const SliceParams& 
     me.cursor = -1;
     return kRestart;
   }
+  // With several controllers another one may have sorted the pair since the plan: read the flags again
+  // under the locks (their writer held these locks when it wrote them).
+  cs.a_sorted = q.seg_sorted[fa] == q.seg_tag(front);
+  cs.b_sorted = q.seg_sorted[fb] == q.seg_tag(front + 1);
   // The head may have moved into the pair since the plan: then workers wait for us. Give it back.
   const unsigned long long head = DeviceAtomic<unsigned long long>(c.head).load(cuda::memory_order_relaxed);
   if (static_cast<long long>(head >> q.segment_log2) >= front) {
@@ -337,12 +358,14 @@ __device__ MV_INLINE int controller_lock(const QueueView& q, const SliceParams& 
 
 /// The controller (§3.1, §4.3, §5): block 0, all threads. s_keys/s_vals: 2S entries of dynamic shared
 /// memory. Returns when all worker warps have left or on abort.
-inline __device__ void controller_block(const QueueView& q, const SliceParams& sp, float* s_keys, uint32_t* s_vals) {
+inline __device__ void controller_block(const QueueView& q, const SliceParams& sp, float* s_keys, uint32_t* s_vals,
+                                        uint32_t index) {
   __shared__ ControllerShared cs;
   const uint32_t tid = threadIdx.x, threads = blockDim.x;
   const uint32_t S = q.segment_size();
   const bool measured = sp.collect_metadata && sp.static_task_cycles == 0;
   ControllerLocal me;
+  me.index = index;
   if (tid == 0) {
     for (int m = 0; m < 3; ++m) cs.sort_max[m] = q.ctl->sort_cycles_max[m];
     me.progress_t = clock64();
@@ -440,24 +463,24 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
       const unsigned long long took = static_cast<unsigned long long>(clock64() - me.lock_t);
       unlock_segment(q, fb);
       unlock_segment(q, fa);
-      if (took > cs.sort_max[m]) {  // §5.3.2: keep the longest
+      if (took > cs.sort_max[m]) {  // §5.3.2: keep the longest (of every controller)
         cs.sort_max[m] = took;
-        c.sort_cycles_max[m] = took;
+        atomicMax(&c.sort_cycles_max[m], took);
       }
-      ++c.sort_passes[m];  // controller-only counter
+      atomicAdd(&c.sort_passes[m], 1ull);  // controllers only
       me.cursor = front;    // Fig 2: one segment towards the front
     }
     __syncthreads();
   }
 }
 
-/// The persistent kernel: block 0 controls, the others work.
+/// The persistent kernel: blocks 0 … P−1 control, the others work.
 template <class View>
 __global__ void megakernel_kernel(View v, QueueView q, SliceParams sp) {
   extern __shared__ uint32_t mk_smem[];
-  if (blockIdx.x == 0) {
+  if (blockIdx.x < sp.controllers) {
     const uint32_t S = q.segment_size();
-    controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S);
+    controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S, blockIdx.x);
   } else {
     worker_warp(v, q, sp);
   }
@@ -498,17 +521,17 @@ static __global__ void init_ring_kernel(QueueView q, const float* priority, cons
   }
 }
 
-/// Rebuild: segment words and counters. Lap 0's full segments are sorted (the list is). Every segment
+/// Rebuild: segment words and counters. Lap 0's full segments are sorted when `sorted` (the list is). Every segment
 /// holding rebuilt entries gets the estimate "0 cycles" (unknown: no task has been measured since the
 /// rebuild); since atomicMax keeps the shortest duration of a lap, later enqueues cannot raise it.
-static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr) {
+static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, bool sorted) {
   const uint32_t n_live = static_cast<uint32_t>(*n_live_ptr);
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j < q.segment_slots()) {
     const uint64_t first = uint64_t(j) * q.segment_size();
     const bool full = first + q.segment_size() <= n_live;
     q.seg_state[j] = 0;
-    q.seg_sorted[j] = full ? q.seg_tag(j) : 0u;
+    q.seg_sorted[j] = full && sorted ? q.seg_tag(j) : 0u;
     q.seg_estimate[j] = first < n_live ? pack_estimate(q.seg_tag(j), 0u) : 0ull;
   }
   if (j == 0) {
@@ -580,6 +603,12 @@ class MegakernelStrategy final : public Strategy<W> {
     sp.watchdog_cycles = static_cast<long long>(settings_.watchdog_seconds * clock_khz_ * 1000.0);
     sp.host_poll_cycles = static_cast<long long>(20e-6 * clock_khz_ * 1000.0);  // every ~20 µs
     sp.host_stop = stop_flag_->device();
+    sp.controllers = settings_.controller ? settings_.controllers : 1u;
+    if (sp.controllers >= grid_)
+      throw InputError("", "controllers",
+                       std::to_string(sp.controllers) + " controller blocks leave no worker in a grid of " +
+                           std::to_string(grid_) + " blocks");
+    worker_warps_ = (grid_ - sp.controllers) * (block_ / 32);
     sp.worker_warps = worker_warps_;
     sp.controller = settings_.controller;
     sp.time_management = settings_.time_management;
@@ -704,7 +733,6 @@ class MegakernelStrategy final : public Strategy<W> {
     blocks_per_sm_ = static_cast<uint32_t>(per_sm);
     grid_ = static_cast<uint32_t>(per_sm * sm_count_);
     if (grid_ < 2) throw CudaError("megakernel: needs at least two co-resident blocks (controller + a worker)");
-    worker_warps_ = (grid_ - 1) * (block / 32);
   }
 
   /// Rebuilds the queue from all unfinished tasks in descending order of their current priorities.
@@ -726,8 +754,12 @@ class MegakernelStrategy final : public Strategy<W> {
       temp_.resize(std::max<size_t>({a, b, 1}));
     }
     size_t bytes = temp_.size();
-    MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp_.data(), bytes, v.priority, sorted_keys_.data(),
-                                                            iota_.data(), order_.data(), static_cast<int>(n)));
+    if (settings_.rebuild_sorted) {
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp_.data(), bytes, v.priority, sorted_keys_.data(),
+                                                              iota_.data(), order_.data(), static_cast<int>(n)));
+    } else {
+      MV_CUDA_CHECK(cudaMemcpyAsync(order_.data(), iota_.data(), iota_.bytes(), cudaMemcpyDeviceToDevice));
+    }
     mk::unfinished_in_order_kernel<<<(n + 255) / 256, 256>>>(v, order_.data(), flags_.data(), n);
     MV_CUDA_CHECK_LAUNCH();
     bytes = temp_.size();
@@ -739,7 +771,7 @@ class MegakernelStrategy final : public Strategy<W> {
     const mk::QueueView q = queue_;
     mk::init_ring_kernel<<<1024, 256>>>(q, v.priority, list_.data(), count_.data());
     MV_CUDA_CHECK_LAUNCH();
-    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data());
+    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data(), settings_.rebuild_sorted);
     MV_CUDA_CHECK_LAUNCH();
     int live = 0;
     MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
@@ -773,6 +805,7 @@ class MegakernelStrategy final : public Strategy<W> {
   void update_stats(const mk::QueueControl& c, const StepStats& st, bool stopped_by_host) {
     MegakernelStats& s = stats_;
     s.grid_blocks = grid_;
+    s.controllers = grid_ - worker_warps_ / (block_ / 32);
     s.blocks_per_sm = blocks_per_sm_;
     s.worker_warps = worker_warps_;
     s.registers = registers_;
@@ -807,7 +840,7 @@ class MegakernelStrategy final : public Strategy<W> {
 
   StrategyInfo info_{"megakernel",
                      "GPU: persistent priority megakernel, a controller block sorts the queue's segments "
-                     "(Kerbl 2012). EXPERIMENTAL: compiled but not yet run on a GPU",
+                     "(Kerbl 2012); optionally several controller blocks",
                      Side::Device};
   MegakernelSettings settings_;
   MegakernelStats stats_;

@@ -97,6 +97,14 @@ TEST(Megakernel, SettingsAreValidated) {
   s = MegakernelSettings{};
   s.watchdog_seconds = 0.0;
   EXPECT_THROW(s.validate(), InputError);
+  for (uint32_t bad : {0u, 65u}) {
+    s = MegakernelSettings{};
+    s.controllers = bad;
+    EXPECT_THROW(s.validate(), InputError) << bad;
+  }
+  s = MegakernelSettings{};
+  s.controllers = 64;
+  EXPECT_NO_THROW(s.validate());
 }
 
 // The §5.3 per-segment estimate: atomicMax of the packed word keeps the newest lap, and within a lap the
@@ -119,6 +127,7 @@ struct MkCase {
   bool controller;
   uint64_t slice_paths;
   uint32_t block;
+  uint32_t controllers = 1;
 };
 
 class MegakernelExact : public ::testing::TestWithParam<MkCase> {};
@@ -142,6 +151,7 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   Mk m;
   m.settings().segment_size = c.segment;
   m.settings().controller = c.controller;
+  m.settings().controllers = c.controllers;
   m.settings().record_order = true;
   ScheduleSettings s;
   s.block_size = c.block;
@@ -160,6 +170,7 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   EXPECT_EQ(t.finished, w.num_tasks());
   EXPECT_EQ(st.empty_executions, 0u);
   EXPECT_EQ(st.queue_length, 0u);
+  EXPECT_EQ(st.controllers, c.controller ? c.controllers : 1u);
   if (!c.controller) {
     EXPECT_EQ(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u);
     EXPECT_EQ(st.lock_collisions, 0u);
@@ -172,11 +183,15 @@ INSTANTIATE_TEST_SUITE_P(
                       MkCase{64, true, 3000, 128},       // ~60 tasks a slice: many slices
                       MkCase{128, false, 10000, 64}, MkCase{256, true, 1u << 20, 256},
                       MkCase{512, true, 48 * 5, 64},    // 5 tasks a slice; queue shorter than 3 segments
-                      MkCase{32, true, 48, 32}),        // one task a slice, the smallest block
+                      MkCase{32, true, 48, 32},         // one task a slice, the smallest block
+                      MkCase{32, true, 1u << 20, 128, 4},  // several controllers on one queue
+                      MkCase{64, true, 3000, 64, 16},
+                      MkCase{32, false, 1u << 20, 128, 8}),  // controllers off: P is ignored
     [](const auto& info) {
       const MkCase& c = info.param;
       return "S" + std::to_string(c.segment) + (c.controller ? "_ctrl" : "_fifo") + "_slice" +
-             std::to_string(c.slice_paths) + "_block" + std::to_string(c.block);
+             std::to_string(c.slice_paths) + "_block" + std::to_string(c.block) +
+             (c.controllers > 1 ? "_P" + std::to_string(c.controllers) : "");
     });
 
 // With many segments the controller must actually sort (otherwise the tests above prove little about
@@ -202,6 +217,31 @@ TEST(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
       << st.ctrl_restarts << ", not full " << st.ctrl_not_full;
   EXPECT_GE(st.order_score, 0.0);
   EXPECT_LE(st.order_score, 1.0);
+  expect_exact_target(w, 64);
+}
+
+// Several controllers (beyond Kerbl): they all sort, without losing or duplicating a task.
+TEST(MegakernelGpu, SeveralControllersAllSort) {
+  MV_REQUIRE_GPU();
+  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
+  scene.width = 256;
+  scene.height = 192;
+  scene.finalize();
+  PatchTaskParams p;
+  p.paths_per_pixel = 2;
+  p.target_spp = 64;
+  p.priority = PriorityFunction::Variance;
+  PatchWorkload w(scene, p, true);
+  Mk m;
+  m.settings().segment_size = 32;
+  m.settings().controllers = 8;
+  m.settings().record_order = true;
+  const RunTotals t = run_to_end(m, w, 1u << 18, ScheduleSettings{});
+  const MegakernelStats& st = m.stats();
+  EXPECT_EQ(st.controllers, 8u);
+  EXPECT_GT(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u);
+  EXPECT_EQ(t.tasks, 32ull * w.num_tasks());
+  EXPECT_EQ(st.empty_executions, 0u);
   expect_exact_target(w, 64);
 }
 
