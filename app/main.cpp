@@ -202,6 +202,28 @@ CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
   return cmd;
 }
 
+CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
+  CLI::App* cmd = app.add_subcommand(
+      "sched-bench", "order score S(n) of the GPU megakernel with blocking tasks, controller vs FIFO (Kerbl 2012, Figs 4-5)");
+  cmd->add_option("--n", b.n, "queue lengths, comma separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--task-us", b.task_us, "task durations in µs, comma separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--threads", b.threads, "block sizes of the persistent kernel, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--controllers", b.controllers, "controller block counts P, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--segment", b.segment, "segment size S (power of two in [32, 512])")->capture_default_str();
+  cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")->capture_default_str();
+  cmd->add_flag("!--no-time-management", b.time_management, "lock pairs without the §5.2 time check");
+  cmd->add_flag("--wave-aware", b.wave_aware, "buffer = floor(entries ahead / workers) × shortest task");
+  cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")->capture_default_str();
+  cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")->capture_default_str();
+  cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
+  cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv and P.png")->required();
+  return cmd;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
@@ -223,6 +245,8 @@ int run(int argc, char** argv) {
   CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
   SortBenchCommand sort_bench;
   CLI::App* sort_bench_cmd = add_sort_bench_command(app, sort_bench);
+  SchedBenchCommand sched_bench;
+  CLI::App* sched_bench_cmd = add_sched_bench_command(app, sched_bench);
 
   try {
     app.parse(argc, argv);
@@ -267,6 +291,8 @@ int run(int argc, char** argv) {
     run_sched_model(sched_model);
   } else if (sort_bench_cmd->parsed()) {
     run_sort_bench(sort_bench);
+  } else if (sched_bench_cmd->parsed()) {
+    run_sched_bench(sched_bench);
   }
   return 0;
 }

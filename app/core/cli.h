@@ -95,6 +95,27 @@ struct SchedModelCommand {
 };
 void run_sched_model(const SchedModelCommand& c);
 
+/// `megaview sched-bench`: Kerbl 2012 §6.2 (Figs 4–5) measured on the GPU megakernel with blocking spin
+/// tasks (app/core/sched_bench_gpu.h). Prints a table (S(n) with the controller(s), FIFO and the CPU
+/// model's prediction), writes P.csv and P.png (1 − S(n) over n, log scale), never over existing files.
+/// Without a GPU: std::runtime_error "sched-bench needs a CUDA GPU (…)".
+struct SchedBenchCommand {
+  std::vector<uint32_t> n = {1000, 5000, 10000, 20000, 40000, 80000};  ///< queue lengths
+  std::vector<double> task_us = {100.0, 1000.0};  ///< task durations, µs (Fig 4: 100 µs, Fig 5: 1 ms)
+  std::vector<uint32_t> threads = {128};          ///< block sizes of the persistent kernel (controller too)
+  std::vector<uint32_t> controllers = {1};        ///< controller blocks P
+  uint32_t segment = 256;
+  bool time_management = true;
+  bool wave_aware = false;
+  double buffer_multiplier = 1.0;
+  uint32_t blocks_per_sm = 0;  ///< 0: occupancy maximum
+  int repeat = 3;              ///< runs per configuration; the median score is reported
+  bool model = true;           ///< also run the CPU model for P = 1
+  bool plot_fifo = true;
+  std::string out_prefix;
+};
+void run_sched_bench(const SchedBenchCommand& c);
+
 // ---- helpers shared by the commands ----
 
 /// `path` with its extension `ext` (e.g. ".png") replaced by `new_ext`; InputError naming `field` if

@@ -1,0 +1,148 @@
+// `megaview sched-bench`: Kerbl 2012 §6.2 (Figs 4 and 5) on the GPU. Blocking tasks that spin a fixed
+// time, n of them in a queue filled in ascending priority (the worst case), run once each by the
+// priority megakernel; the order in which workers take them (the atomic head counter's ticket order)
+// is scored with S(n) (sched/score.h), with the controller(s) and without (FIFO), beside the CPU
+// model's prediction (sched/queue_model.h) fed with the sort times the controller itself measured.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "app/core/cli.h"
+#include "app/core/image_io.h"
+#include "app/core/output_file.h"
+#include "app/core/plot.h"
+#include "app/core/sched_bench_gpu.h"
+#include "render/gpu.h"
+#include "sched/queue_model.h"
+
+namespace mv {
+
+namespace {
+
+void validate(const SchedBenchCommand& c) {
+  if (c.n.empty()) throw InputError("", "--n", "needs at least one queue length");
+  if (c.task_us.empty()) throw InputError("", "--task-us", "needs at least one task duration");
+  for (uint32_t n : c.n)
+    if (n < 2 || n > (1u << 24)) throw InputError("", "--n", fmt::format("{} is not in [2, 2^24]", n));
+  for (double t : c.task_us)
+    if (!(t > 0.0 && t <= 1e6)) throw InputError("", "--task-us", fmt::format("{} is not in (0, 1e6] µs", t));
+  for (uint32_t b : c.threads)
+    if (b < 32 || b > 1024 || b % 32) throw InputError("", "--threads", fmt::format("{} is not a multiple of 32 in [32, 1024]", b));
+  for (uint32_t p : c.controllers)
+    if (p < 1 || p > 64) throw InputError("", "--controllers", fmt::format("{} is not in [1, 64]", p));
+  if (c.threads.empty()) throw InputError("", "--threads", "needs at least one block size");
+  if (c.controllers.empty()) throw InputError("", "--controllers", "needs at least one controller count");
+  if (c.segment < 32 || c.segment > 512 || (c.segment & (c.segment - 1)))
+    throw InputError("", "--segment", fmt::format("{} is not a power of two in [32, 512]", c.segment));
+  if (!(c.buffer_multiplier > 0.0)) throw InputError("", "--buffer-multiplier", "must be positive");
+  if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
+  if (c.blocks_per_sm > 64) throw InputError("", "--blocks-per-sm", "must be in [0, 64]");
+}
+
+/// Median-score run of `repeat` (its other fields come with it).
+SchedBenchResult run_median(const SchedBenchCase& c, int repeat) {
+  std::vector<SchedBenchResult> runs;
+  for (int i = 0; i < repeat; ++i) runs.push_back(run_sched_bench_case(c));
+  std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+  return runs[runs.size() / 2];
+}
+
+}  // namespace
+
+void run_sched_bench(const SchedBenchCommand& c) {
+  validate(c);  // first: a bad option is named even without a GPU
+  if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
+  const std::string csv_path = c.out_prefix + ".csv", png_path = c.out_prefix + ".png";
+  for (const std::string& f : {csv_path, png_path}) ensure_absent(f);
+
+  SchedBenchCase base;
+  base.segment = c.segment;
+  base.time_management = c.time_management;
+  base.wave_aware = c.wave_aware;
+  base.buffer_multiplier = static_cast<float>(c.buffer_multiplier);
+  base.blocks_per_sm = c.blocks_per_sm;
+  {  // warm-up: module load, first allocations
+    SchedBenchCase w = base;
+    w.n = 4 * c.segment;
+    w.task_us = 1.0;
+    w.block = c.threads.front();
+    (void)run_sched_bench_case(w);
+  }
+  fmt::print("sched-bench: {}; Kerbl 2012 §6.2: n blocking tasks in ascending priority (worst case), each run "
+             "once;\n  S(n) of the dequeue order (median of {} runs), segments of {}, time management {} "
+             "(buffer x{:g}{}); ms = the slice (CUDA events)\n"
+             "  model: sched/queue_model.h with this run's workers and the controller's measured longest sort "
+             "times (one controller)\n",
+             gpu_info().name, c.repeat, c.segment, c.time_management ? "on" : "off", c.buffer_multiplier,
+             c.wave_aware ? ", wave-aware" : "");
+  fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n", "task us",
+             "block", "P", "workers", "S ctrl", "S FIFO", "S model", "ctrl ms", "FIFO ms", "passes", "collisions",
+             "sort us uu/us/ss");
+  std::string csv =
+      "gpu,n,task_us,block,controllers,workers,grid_blocks,segment,time_management,buffer_multiplier,wave_aware,"
+      "score_controller,score_fifo,score_model,ms_controller,ms_fifo,passes_uu,passes_us,passes_ss,sort_us_uu,"
+      "sort_us_us,sort_us_ss,collisions,wait_ms,refusals,restarts,lock_failures\n";
+  std::vector<PlotSeries> series;
+  for (double task_us : c.task_us) {
+    for (uint32_t block : c.threads) {
+      std::vector<PlotSeries> ctrl_series;
+      for (uint32_t p : c.controllers)
+        ctrl_series.push_back({fmt::format("{:g} US, BLOCK {}, P = {}", task_us, block, p), {}, {}});
+      PlotSeries fifo{fmt::format("{:g} US, BLOCK {}, FIFO", task_us, block), {}, {}};
+      for (uint32_t n : c.n) {
+        SchedBenchCase k = base;
+        k.n = n;
+        k.task_us = task_us;
+        k.block = block;
+        k.controller = false;
+        const SchedBenchResult f = run_median(k, c.repeat);
+        fifo.x.push_back(n), fifo.y.push_back(std::max(1e-6, 1.0 - f.score));
+        for (size_t pi = 0; pi < c.controllers.size(); ++pi) {
+          k.controller = true;
+          k.controllers = c.controllers[pi];
+          const SchedBenchResult r = run_median(k, c.repeat);
+          double model = NAN;
+          if (k.controllers == 1 && c.model) {
+            QueueModelParams q;
+            q.n = n;
+            q.segment = std::min(c.segment, n);
+            q.workers = r.worker_warps;
+            q.task_us = task_us;
+            const double fallback = std::max({r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2], 1e-3});
+            for (int m = 0; m < 3; ++m) q.sort_us[m] = r.sort_us_max[m] > 0 ? r.sort_us_max[m] : fallback;
+            q.buffer_multiplier = c.buffer_multiplier;
+            q.time_management = c.time_management;
+            model = run_queue_model(q).score;
+          }
+          const uint64_t passes = r.passes[0] + r.passes[1] + r.passes[2];
+          fmt::print("{:>7} {:>8g} {:>6} {:>3} {:>7} {:>8.4f} {:>8.4f} {:>8} {:>9.2f} {:>9.2f} {:>8} {:>10} {:>20}\n", n,
+                     task_us, block, r.controllers, r.worker_warps, r.score, f.score,
+                     std::isnan(model) ? std::string("-") : fmt::format("{:.4f}", model), r.busy_ms, f.busy_ms, passes,
+                     r.collisions, fmt::format("{:.1f}/{:.1f}/{:.1f}", r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2]));
+          std::fflush(stdout);
+          csv += fmt::format("\"{}\",{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{:.3f},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{},{:.3f},{},{},{}\n",
+                             gpu_info().name, n, task_us, block, r.controllers, r.worker_warps, r.grid_blocks, c.segment,
+                             c.time_management ? 1 : 0, c.buffer_multiplier, c.wave_aware ? 1 : 0, r.score, f.score,
+                             std::isnan(model) ? std::string() : fmt::format("{:.6f}", model), r.busy_ms, f.busy_ms,
+                             r.passes[0], r.passes[1], r.passes[2], r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2],
+                             r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures);
+          ctrl_series[pi].x.push_back(n), ctrl_series[pi].y.push_back(std::max(1e-6, 1.0 - r.score));
+        }
+      }
+      for (auto& s : ctrl_series) series.push_back(std::move(s));
+      if (c.plot_fifo) series.push_back(std::move(fifo));
+    }
+  }
+  // 1 − S(n) on a log axis, as sched-model's plot: 0 = perfect order (clamped at 1e-6).
+  const PlotOptions po{fmt::format("S(N) MEASURED ON {}: SEGMENTS OF {}", gpu_info().name, c.segment), "tasks n",
+                       "1 - S(n), log scale, 0 = perfect order", 960, 600};
+  const std::vector<uint32_t> img = render_log_plot(po, series);
+  write_new_text_file(csv_path, csv);
+  write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
+  fmt::print("wrote {}, {}\n", csv_path, png_path);
+}
+
+}  // namespace mv
