@@ -3,7 +3,7 @@
 # Expects dist/ (`make dist`, built for sm_90 on the workstation) and the runtime bundle made by
 # ../shared/gpu-host/bundle.sh, in .gpu-host/ or already unpacked in /opt/gpu-host.
 # Usage: tools/gpu-session.sh OUTDIR STEP...
-#   steps: info tests megakernel sanitize mk-sanitize bench refs curve window sortbench pack
+#   steps: info tests megakernel sanitize mk-sanitize bench refs curve window sortbench schedbench pack
 # Every step runs under `timeout` (STEP_TIMEOUT seconds, default 240) so one hang cannot eat the call.
 # Big results (EXRs, PNGs) stay in OUTDIR; `pack` bundles the text logs into OUTDIR/logs.tgz.
 set -uo pipefail
@@ -39,6 +39,12 @@ for step in "$@"; do
           --gtest_filter="${MK_SANITIZE_FILTER:-MegakernelGpu.ImageMatchesCpuImage:Megakernel/MegakernelExact.*S32_ctrl_slice48*:Megakernel/MegakernelExact.*S64_ctrl*}" >"$logs/mk-sanitize-$tool.log" 2>&1
         echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$logs/mk-sanitize-$tool.log" | tr '\n' ' ')" | tee -a "$logs/session.log"
       done ;;
+    schedbench)
+      log "sched-bench (Kerbl Figs 4-5)"
+      timeout $T $mv_bin sched-bench --n ${SB_N:-1000,5000,10000,20000,40000,80000} --task-us 100,1000 \
+        --controllers ${SB_P:-1,4,16} --threads ${SB_THREADS:-128} --repeat ${SB_REPEAT:-3} ${SB_ARGS:-} \
+        --out-prefix "$out/sched-bench${SB_TAG:-}" 2>&1 | tee -a "$logs/session.log"
+      mv "$out/sched-bench${SB_TAG:-}.csv" "$logs/" 2>/dev/null ;;
     sortbench)
       log sort-bench
       timeout $T $mv_bin sort-bench --csv "$logs/sort-bench.csv" --plot "$out/sort-bench.png" 2>&1 | tee -a "$logs/session.log" ;;
