@@ -10,7 +10,7 @@ set -uo pipefail
 out=${1:?usage: gpu-session.sh OUTDIR STEP...}
 shift
 mkdir -p "$out" "$out/logs"
-if [[ -e .gpu-host/enter.sh ]]; then . .gpu-host/enter.sh --window; else . /opt/gpu-host/enter.sh --window; fi
+if [[ -e .gpu-host/enter.sh ]]; then . .gpu-host/enter.sh --window; elif [[ -e .gpu-host-slim/enter.sh ]]; then . .gpu-host-slim/enter.sh --window; else . /opt/gpu-host/enter.sh --window; fi
 export PATH=/opt/gpu-host/usr/bin:$PATH MEGAVIEW_SCENES=$PWD/scenes MEGAVIEW_BINARY=$PWD/dist/megaview
 export MEGAVIEW_XVFB_ARGS="-xkbdir /opt/gpu-host/usr/share/X11/xkb"
 mv_bin=$PWD/dist/megaview
