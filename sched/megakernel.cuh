@@ -474,9 +474,15 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
   }
 }
 
+/// Register cap of the persistent kernel. Unbounded, the patch-task instance takes 86 registers: 5 blocks
+/// of 128 threads per SM, where the `uniform` kernel (79) fits 6; the occupancy difference alone cost
+/// 7 % of throughput on an H100 (docs/perf.md). 80 registers give the same 6 blocks (256-register
+/// allocation units per warp).
+inline constexpr int kMegakernelMaxRegisters = 80;
+
 /// The persistent kernel: blocks 0 … P−1 control, the others work.
 template <class View>
-__global__ void megakernel_kernel(View v, QueueView q, SliceParams sp) {
+__global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, QueueView q, SliceParams sp) {
   extern __shared__ uint32_t mk_smem[];
   if (blockIdx.x < sp.controllers) {
     const uint32_t S = q.segment_size();
