@@ -220,6 +220,8 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")->capture_default_str();
   cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")->capture_default_str();
   cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
+  cmd->add_flag("!--measure-durations", b.static_duration,
+                "§5.3 measured task durations instead of the known static one (§5.4)");
   cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv and P.png")->required();
   return cmd;
 }

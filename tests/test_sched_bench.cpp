@@ -27,6 +27,8 @@ TEST(SchedBenchGpu, FifoFromAnAscendingQueueScoresZero) {
   EXPECT_EQ(r.controllers, 1u);
 }
 
+// Kerbl's setting in size: few workers (one block of 4 warps per SM) against a long ascending queue; the
+// controllers, told the static task duration (§5.4), must pull high priorities forward.
 TEST(SchedBenchGpu, ControllersRaiseTheScoreOfLongTasks) {
   MV_REQUIRE_GPU();
   for (uint32_t p : {1u, 4u}) {
@@ -34,11 +36,14 @@ TEST(SchedBenchGpu, ControllersRaiseTheScoreOfLongTasks) {
     c.n = 20000;
     c.task_us = 200.0;
     c.segment = 256;
+    c.block = 128;
+    c.blocks_per_sm = 1;
     c.controllers = p;
     const SchedBenchResult r = run_sched_bench_case(c);
     EXPECT_EQ(r.controllers, p);
     EXPECT_GT(r.passes[0] + r.passes[1] + r.passes[2], 0u) << "P = " << p;
-    EXPECT_GT(r.score, 0.05) << "P = " << p << ": the controller should move high priorities forward";
+    EXPECT_GT(r.score, 0.2) << "P = " << p << ": the controller should move high priorities forward ("
+                            << r.worker_warps << " workers, " << r.refusals << " refusals)";
     EXPECT_LE(r.score, 1.0);
   }
 }

@@ -109,6 +109,7 @@ struct SchedBenchCommand {
   bool wave_aware = false;
   double buffer_multiplier = 1.0;
   uint32_t blocks_per_sm = 0;  ///< 0: occupancy maximum
+  bool static_duration = true; ///< SchedBenchCase::static_duration
   int repeat = 3;              ///< runs per configuration; the median score is reported
   bool model = true;           ///< also run the CPU model for P = 1
   bool plot_fifo = true;

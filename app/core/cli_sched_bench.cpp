@@ -64,6 +64,7 @@ void run_sched_bench(const SchedBenchCommand& c) {
   base.wave_aware = c.wave_aware;
   base.buffer_multiplier = static_cast<float>(c.buffer_multiplier);
   base.blocks_per_sm = c.blocks_per_sm;
+  base.static_duration = c.static_duration;
   {  // warm-up: module load, first allocations
     SchedBenchCase w = base;
     w.n = 4 * c.segment;
@@ -73,11 +74,12 @@ void run_sched_bench(const SchedBenchCommand& c) {
   }
   fmt::print("sched-bench: {}; Kerbl 2012 §6.2: n blocking tasks in ascending priority (worst case), each run "
              "once;\n  S(n) of the dequeue order (median of {} runs), segments of {}, time management {} "
-             "(buffer x{:g}{}); ms = the slice (CUDA events)\n"
+             "(buffer x{:g}{}{}); ms = the slice (CUDA events)\n"
              "  model: sched/queue_model.h with this run's workers and the controller's measured longest sort "
              "times (one controller)\n",
              gpu_info().name, c.repeat, c.segment, c.time_management ? "on" : "off", c.buffer_multiplier,
-             c.wave_aware ? ", wave-aware" : "");
+             c.wave_aware ? ", wave-aware" : "",
+             c.static_duration ? ", static task duration" : ", measured durations");
   fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n", "task us",
              "block", "P", "workers", "S ctrl", "S FIFO", "S model", "ctrl ms", "FIFO ms", "passes", "collisions",
              "sort us uu/us/ss");

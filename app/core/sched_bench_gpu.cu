@@ -14,6 +14,10 @@ namespace mv {
 SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   if (c.n < 2 || c.n > (1u << 24)) throw InputError("", "--n", std::to_string(c.n) + " is not in [2, 2^24]");
   if (!(c.task_us > 0.0) || c.task_us > 1e6) throw InputError("", "--task-us", "must be in (0, 1e6] µs");
+  int dev = 0, khz = 0;
+  MV_CUDA_CHECK(cudaGetDevice(&dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  const double us_per_cycle = khz > 0 ? 1e3 / khz : 1e-3;
   SpinWorkload w(c.n, c.task_us);
   MegakernelStrategy<SpinWorkload> m;
   MegakernelSettings& s = m.settings();
@@ -25,6 +29,8 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   s.buffer_multiplier = c.buffer_multiplier;
   s.blocks_per_sm = c.blocks_per_sm;
   s.rebuild_sorted = false;  // ascending: §6.2's worst case
+  if (c.static_duration)
+    s.static_task_cycles = static_cast<uint32_t>(std::min(4.0e9, std::max(1.0, c.task_us / us_per_cycle)));
   s.record_order = true;
   s.record_capacity = c.n;
   // A slice runs all n tasks; allow it n·task / (a few workers) and at least 10 s before the host asks
@@ -42,10 +48,6 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
                              std::to_string(st.tasks) + " executions of " + std::to_string(c.n) + ", " +
                              std::to_string(ms.recorded) + " recorded, queue left " +
                              std::to_string(ms.queue_length) + (ms.stopped_by_host ? " (slice stopped by the host)" : ""));
-  int dev = 0, khz = 0;
-  MV_CUDA_CHECK(cudaGetDevice(&dev));
-  MV_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
-  const double us_per_cycle = khz > 0 ? 1e3 / khz : 1e-3;
   SchedBenchResult r;
   r.score = ms.order_score;
   r.busy_ms = st.busy_ms;
