@@ -226,6 +226,14 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   return cmd;
 }
 
+CLI::App* add_allocation_bound_command(CLI::App& app, Common& c) {
+  CLI::App* cmd = app.add_subcommand(
+      "allocation-bound", "fewest samples any priority needs for uniform's MSE on a scene (Neyman allocation bound)");
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, "uniform on a GPU, cpu-parallel otherwise");
+  return cmd;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
@@ -247,6 +255,8 @@ int run(int argc, char** argv) {
   CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
   SortBenchCommand sort_bench;
   CLI::App* sort_bench_cmd = add_sort_bench_command(app, sort_bench);
+  Common bound_c;
+  CLI::App* bound_cmd = add_allocation_bound_command(app, bound_c);
   SchedBenchCommand sched_bench;
   CLI::App* sched_bench_cmd = add_sched_bench_command(app, sched_bench);
 
@@ -293,6 +303,10 @@ int run(int argc, char** argv) {
     run_sched_model(sched_model);
   } else if (sort_bench_cmd->parsed()) {
     run_sort_bench(sort_bench);
+  } else if (bound_cmd->parsed()) {
+    AllocationBoundCommand b;
+    b.session = finish(bound_c);
+    run_allocation_bound(b);
   } else if (sched_bench_cmd->parsed()) {
     run_sched_bench(sched_bench);
   }

@@ -117,6 +117,13 @@ struct SchedBenchCommand {
 };
 void run_sched_bench(const SchedBenchCommand& c);
 
+/// `megaview allocation-bound`: renders uniformly to the target spp and prints render/allocation_bound.h's
+/// ratios (the fewest samples, relative to uniform, that any allocation needs for uniform's MSE).
+struct AllocationBoundCommand {
+  SessionOptions session;  ///< strategy empty: uniform on a GPU, cpu-parallel otherwise
+};
+void run_allocation_bound(const AllocationBoundCommand& c);
+
 // ---- helpers shared by the commands ----
 
 /// `path` with its extension `ext` (e.g. ".png") replaced by `new_ext`; InputError naming `field` if
