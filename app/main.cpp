@@ -139,8 +139,9 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
   return cmd;
 }
 
-CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b) {
-  CLI::App* cmd = app.add_subcommand("bench", "time full renders per strategy (median of repeats)");
+CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBenchCommand& sb) {
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "time full renders per strategy (median of repeats); with --workload, Lehmann 2023's strand strategies");
   add_session_options(*cmd, c);
   add_priority_option(*cmd, c);
   cmd->add_option("--strategies", b.strategies,
@@ -151,7 +152,34 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
+  // The strand bench (app/core/cli_strand_bench.cpp): --workload selects it.
+  cmd->add_option("--workload", sb.workloads, "strand workloads, comma separated (mandelbrot): time strand strategies")
+      ->delimiter(',');
+  cmd->add_option("--strategy", sb.strategies,
+                  "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
+      ->delimiter(',');
+  cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  cmd->add_option("--size", sb.size, "strand workload size WxH (default: the paper's strand count)");
+  cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
+  cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
+  cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv and P.png (--out-prefix)");
+  cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
+  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv and P.png");
   return cmd;
+}
+
+/// `bench` times path-tracer renders or, with --workload, strand strategies; each refuses the other's options.
+void check_bench_mode(const CLI::App& cmd) {
+  const bool strands = cmd.count("--workload") > 0;
+  const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
+                                               "--seed",      "--wave-size", "--priority", "--strategies"};
+  const std::vector<std::string> strand_only = {"--strategy", "--grid",  "--size",              "--permute-seed",
+                                                "--no-prefetch", "--sweep", "--sweep-max-threads", "--out-prefix"};
+  for (const std::string& name : strands ? patch_only : strand_only)
+    if (cmd.count(name) > 0)
+      throw InputError("", name,
+                       strands ? "is an option of the path tracer's bench, not of the strand bench (--workload)"
+                               : "belongs to the strand bench: give --workload too");
 }
 
 CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
@@ -246,11 +274,12 @@ int run(int argc, char** argv) {
   ReferenceCommand reference;
   MseCurveCommand curve;
   BenchCommand bench;
+  StrandBenchCommand strand_bench;
   add_viewer_options(app, viewer_c, gui);
   CLI::App* render_cmd = add_render_command(app, render_c, render);
   CLI::App* reference_cmd = add_reference_command(app, reference_c, reference);
   CLI::App* curve_cmd = add_mse_curve_command(app, curve_c, curve);
-  CLI::App* bench_cmd = add_bench_command(app, bench_c, bench);
+  CLI::App* bench_cmd = add_bench_command(app, bench_c, bench, strand_bench);
   SchedModelCommand sched_model;
   CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
   SortBenchCommand sort_bench;
@@ -297,6 +326,14 @@ int run(int argc, char** argv) {
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {
+    check_bench_mode(*bench_cmd);
+    if (bench_cmd->count("--workload") > 0) {
+      strand_bench.repeat = bench.repeat;
+      strand_bench.csv = bench.csv;
+      strand_bench.force_cpu = bench_c.session.force_cpu;
+      run_strand_bench(strand_bench);
+      return 0;
+    }
     bench.session = finish(bench_c);
     run_bench(bench);
   } else if (sched_model_cmd->parsed()) {

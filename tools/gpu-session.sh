@@ -3,7 +3,7 @@
 # Expects dist/ (`make dist`, built for sm_90 on the workstation) and the runtime bundle made by
 # ../shared/gpu-host/bundle.sh, in .gpu-host/ or already unpacked in /opt/gpu-host.
 # Usage: tools/gpu-session.sh OUTDIR STEP...
-#   steps: info tests megakernel sanitize mk-sanitize bench refs curve window sortbench schedbench pack
+#   steps: info tests megakernel sanitize mk-sanitize bench strands refs curve window sortbench schedbench pack
 # Every step runs under `timeout` (STEP_TIMEOUT seconds, default 240) so one hang cannot eat the call.
 # Big results (EXRs, PNGs) stay in OUTDIR; `pack` bundles the text logs into OUTDIR/logs.tgz.
 set -uo pipefail
@@ -61,6 +61,15 @@ for step in "$@"; do
       timeout $T $mv_bin bench --scene room --strategies uniform,sorted-waves --wave-size 16384 --repeat 5 --csv "$logs/bench-gpu-k16384.csv" 2>&1 | tee -a "$logs/session.log"
       log "bench CPU (64 spp)"
       timeout $T $mv_bin bench --scene room --cpu --spp 64 --strategies cpu-parallel,sequential --repeat 3 --csv "$logs/bench-cpu.csv" 2>&1 | tee -a "$logs/session.log" ;;
+    strands)
+      log "strand strategies (Lehmann 2023): GPU tests, bench, Appendix A sweep at ${STRAND_SIZE:-1000x1000}"
+      timeout $T dist/megaview_tests --gtest_filter='Strand*:GpuStrand*:AppendixA/*:Mandelbrot*' >"$logs/strand-tests.log" 2>&1
+      echo "strand tests exit $?" | tee -a "$logs/session.log"
+      grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/strand-tests.log" | tee -a "$logs/session.log"
+      timeout $T $mv_bin bench --workload ${STRAND_WORKLOADS:-mandelbrot} --grid auto --repeat 5 --csv "$logs/strands-auto.csv" 2>&1 | tee -a "$logs/session.log"
+      timeout $T $mv_bin bench --workload ${STRAND_WORKLOADS:-mandelbrot} --sweep --size ${STRAND_SIZE:-1000x1000} --repeat 3 \
+        --out-prefix "$out/appendix-a-mandelbrot" 2>&1 | tee -a "$logs/session.log"
+      cp "$out/appendix-a-mandelbrot.csv" "$logs/" 2>/dev/null ;;
     refs)
       for s in room cornell; do
         log "reference $s"

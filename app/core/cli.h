@@ -123,6 +123,30 @@ struct AllocationBoundCommand {
   SessionOptions session;  ///< strategy empty: uniform on a GPU, cpu-parallel otherwise
 };
 void run_allocation_bound(const AllocationBoundCommand& c);
+/// `megaview bench --workload W …`: Lehmann 2023's strand strategies (sched/strand_strategy.h) on strand
+/// workloads (app/core/strand_workloads.h). Prints per strategy the median / min / max of `repeat` timed
+/// runs (GPU: CUDA events after one untimed warm-up run; CPU: wall clock), the launches, the step
+/// statistics μ / σ / CV (Fig 3.2) and the image checksum (FNV-1a of the float RGBA), and fails if two
+/// strategies' images or step counts differ. With `sweep`, Appendix A's grid sweep: n = 64…1024 and
+/// b = 64…min(1024, sweep_max_threads / n) in powers of two, c ∈ {1, 2, 4, 8, 16} for the global queues,
+/// against `sequential`; writes P.csv (every configuration) and P.png (best time per n), and prints the
+/// best configuration per strategy with its speed-up over sequential. Without a GPU (or with --cpu) a
+/// GPU strategy named in `strategies` is refused in one line.
+struct StrandBenchCommand {
+  std::vector<std::string> workloads;   ///< --workload, at least one
+  std::vector<std::string> strategies;  ///< empty: every strategy with a GPU in use, else the CPU ones
+  std::string grid;                     ///< "n,b[,c]" or "auto"; empty: auto (not with sweep)
+  std::string size;                     ///< "WxH"; empty: the workload's (the paper's strand count)
+  int repeat = 5;
+  uint64_t permute_seed = 1;            ///< the *-permute strategies' permutation
+  bool prefetch = true;                 ///< the unified-memory strategies' prefetch
+  bool force_cpu = false;               ///< --cpu: as if there were no GPU
+  bool sweep = false;
+  uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]
+  std::string csv;                      ///< without sweep: also every run as CSV; empty: none
+  std::string out_prefix;               ///< with sweep (required): P.csv and P.png
+};
+void run_strand_bench(const StrandBenchCommand& c);
 
 // ---- helpers shared by the commands ----
 

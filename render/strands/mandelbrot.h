@@ -4,12 +4,16 @@
 // z ← z² + c. A strand stabilizes when |z|² > 4 (escaped) or after `max_iterations` (taken as inside).
 // Region and cap were chosen so the step statistics match the paper's (μ = 284.571, σ = 679.472,
 // CV = 2.388): the view [−2.1, 1.1] × [−1.6, 1.6] with a cap of 1900 iterations gives, over all 4 M
-// strands, μ = 284.56, σ = 671.97, CV = 2.361 (measured with this code's arithmetic, 2026-11-23).
+// strands, μ = 284.559, σ = 671.979, CV = 2.3615 (measured with this code's arithmetic, the fused form below).
 // The large CV comes from ≈ 14.7 % of the strands running to the cap while the rest escape early.
 //
-// Bitwise agreement: the iteration uses separate multiplies and adds. The CPU does exactly these IEEE
-// operations; a CUDA translation unit that runs this code must be compiled with --fmad=false so nvcc
-// does not contract them into FMAs, and then GPU and CPU images and step counts agree bit for bit.
+// Bitwise agreement between CPU and GPU without giving up FMA on the GPU: every multiply that feeds an
+// add is written as an explicit fmaf (one IEEE-754 fused multiply-add with a single rounding, the same
+// result from glibc's fmaf and from the GPU's FFMA), and the one multiply that stands alone goes through
+// mul_rn (on the device __fmul_rn, which nvcc never contracts). No `a * b + c` is left for a compiler
+// to contract differently on the two sides, so any flags (--fmad=true, the default, included) give the
+// same bits. color() uses log2f/cosf, which differ between the CPU and GPU libraries; the strand
+// strategies therefore colour strands on the host from the final states (sched/strand_image.h).
 #pragma once
 
 #include <cmath>
@@ -38,27 +42,40 @@ struct MandelbrotStrands {
 
   MV_HD State init(uint32_t index) const {
     const uint32_t i = index % p.width, j = index / p.width;  // j = 0: top row
+    const float u = (static_cast<float>(i) + 0.5f) / static_cast<float>(p.width);
+    const float v = (static_cast<float>(j) + 0.5f) / static_cast<float>(p.height);
     State s;
-    s.cx = p.x0 + (p.x1 - p.x0) * ((static_cast<float>(i) + 0.5f) / static_cast<float>(p.width));
-    s.cy = p.y1 - (p.y1 - p.y0) * ((static_cast<float>(j) + 0.5f) / static_cast<float>(p.height));
+    s.cx = fmaf(p.x1 - p.x0, u, p.x0);   // x0 + (x1 − x0)·u, one rounding
+    s.cy = fmaf(p.y0 - p.y1, v, p.y1);   // y1 − (y1 − y0)·v
     s.zx = s.zy = 0.f;
     s.iterations = 0;
     return s;
   }
 
+  /// One iteration z ← z² + c; Stable once |z|² > 4 or at the cap.
   MV_HD StrandStatus update(State& s) const {
-    const float xx = s.zx * s.zx, yy = s.zy * s.zy, xy = s.zx * s.zy;
-    s.zx = (xx - yy) + s.cx;
-    s.zy = (xy + xy) + s.cy;
+    const float zx = s.zx, zy = s.zy;
+    s.zx = fmaf(zx, zx, fmaf(-zy, zy, s.cx));  // zx² − zy² + cx
+    s.zy = fmaf(zx + zx, zy, s.cy);            // 2·zx·zy + cy (zx + zx is exact)
     ++s.iterations;
-    const float r2 = s.zx * s.zx + s.zy * s.zy;
-    if (r2 > 4.f || s.iterations >= p.max_iterations) return StrandStatus::Stable;
+    if (norm2(s.zx, s.zy) > 4.f || s.iterations >= p.max_iterations) return StrandStatus::Stable;
     return StrandStatus::Active;
+  }
+
+  /// |z|² = x² + y², rounded the same way on host and device.
+  MV_HD static float norm2(float x, float y) { return fmaf(x, x, mul_rn(y, y)); }
+  /// x·y rounded to nearest, never fused with a neighbouring add.
+  MV_HD static float mul_rn(float x, float y) {
+#if defined(__CUDA_ARCH__)
+    return __fmul_rn(x, y);
+#else
+    return x * y;
+#endif
   }
 
   /// Smooth escape-time colouring: ν = n + 1 − log2(log2 |z|) through a cyclic palette; inside: black.
   MV_HD Vec3 color(const State& s, StrandStatus) const {
-    const float r2 = s.zx * s.zx + s.zy * s.zy;
+    const float r2 = norm2(s.zx, s.zy);
     if (r2 <= 4.f) return Vec3{0.f};
     const float nu = static_cast<float>(s.iterations) + 1.f - log2f(0.5f * log2f(r2));
     const float t = 0.08f * nu;

@@ -1,0 +1,410 @@
+// `megaview bench --workload …`: Lehmann 2023's strand strategies timed on strand workloads, and the
+// grid sweep of Appendix A. docs/strands.md describes the strategies and what the times include.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "app/core/cli.h"
+#include "app/core/image_io.h"
+#include "app/core/output_file.h"
+#include "app/core/plot.h"
+#include "app/core/strand_workloads.h"
+#include "render/gpu.h"
+#include "sched/strand_stats.h"
+
+namespace mv {
+
+namespace {
+
+struct Size {
+  uint32_t width = 0, height = 0;
+};
+
+/// "WxH" with decimal W, H ≥ 1; InputError naming --size otherwise.
+Size parse_size(const std::string& text) {
+  const size_t x = text.find('x');
+  auto number = [&](const std::string& t, uint32_t& out) {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = static_cast<uint32_t>(std::stoul(t));
+    return true;
+  };
+  Size s;
+  if (x == std::string::npos || !number(text.substr(0, x), s.width) || !number(text.substr(x + 1), s.height))
+    throw InputError("", "--size", "expected WxH (strands across and down, e.g. 1000x1000), got \"" + text + "\"");
+  return s;
+}
+
+struct Timing {
+  double median = 0, min = 0, max = 0, mean = 0, stddev = 0;
+};
+
+Timing summarize(std::vector<double> ms) {
+  Timing t;
+  std::sort(ms.begin(), ms.end());
+  const size_t k = ms.size();
+  t.median = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
+  t.min = ms.front();
+  t.max = ms.back();
+  double s = 0, s2 = 0;
+  for (double v : ms) s += v, s2 += v * v;
+  t.mean = s / k;
+  t.stddev = std::sqrt(std::max(0.0, s2 / k - t.mean * t.mean));
+  return t;
+}
+
+/// FNV-1a over the per-strand statuses and step counts: equal ⇔ every strand ended alike.
+uint64_t strands_hash(const StrandResult& r) {
+  const uint64_t a = fnv1a64(r.status.data(), r.status.size() * sizeof(StrandStatus));
+  const uint64_t b = fnv1a64(r.steps.data(), r.steps.size() * sizeof(uint32_t));
+  return a ^ (b * 1099511628211ull);
+}
+
+/// "n,b" or "n,b,c" for the grid a GPU strategy ran with; "-" on the CPU.
+std::string grid_cell(const StrandStrategyInfo& info, const GridConfig& g) {
+  if (!info.uses_grid) return "-";
+  if (g.automatic) return "auto";
+  return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
+                             : fmt::format("{},{}", g.blocks, g.threads);
+}
+
+/// Lehmann 2023 Appendix A: best speed-up over sequential per benchmark and strategy (Tesla V100 against
+/// one core of a Xeon Gold 6142), with its n, b[, c]; for the table's comparison column.
+struct PaperBest {
+  const char* workload;
+  const char* strategy;
+  double speedup;
+  const char* grid;
+};
+constexpr PaperBest kPaperBest[] = {
+    {"mandelbrot", "cuda", 21.284, "64,1024"},
+    {"mandelbrot", "cuda-permute", 35.755, "1024,32"},
+    {"mandelbrot", "cuda-batch", 36.315, "1024,32"},
+    {"mandelbrot", "cuda-batch-permute", 35.801, "1024,32"},
+    {"mandelbrot", "cuda-unified-memory", 13.671, "1024,32"},
+    {"mandelbrot", "cuda-global-queue", 64.560, "1024,16,1"},
+    {"mandelbrot", "cuda-global-queue-unified-memory", 64.326, "1024,16,1"},
+    {"illust-vr", "cuda", 166.834, "128,512"},
+    {"illust-vr", "cuda-permute", 129.547, "512,16"},
+    {"illust-vr", "cuda-batch", 142.711, "1024,32"},
+    {"illust-vr", "cuda-batch-permute", 129.624, "512,16"},
+    {"illust-vr", "cuda-unified-memory", 51.324, "128,256"},
+    {"illust-vr", "cuda-global-queue", 497.881, "1024,32,1"},
+    {"illust-vr", "cuda-global-queue-unified-memory", 181.670, "256,32,1"},
+    {"vr-lite-cam", "cuda", 83.858, "1024,64"},
+    {"vr-lite-cam", "cuda-permute", 133.165, "1024,32"},
+    {"vr-lite-cam", "cuda-batch", 114.747, "512,64"},
+    {"vr-lite-cam", "cuda-batch-permute", 131.562, "256,128"},
+    {"vr-lite-cam", "cuda-unified-memory", 13.426, "128,256"},
+    {"vr-lite-cam", "cuda-global-queue", 310.926, "512,32,1"},
+    {"vr-lite-cam", "cuda-global-queue-unified-memory", 28.207, "64,32,1"},
+};
+
+std::string paper_cell(const std::string& workload, const std::string& strategy) {
+  for (const PaperBest& p : kPaperBest)
+    if (workload == p.workload && strategy == p.strategy) return fmt::format("{:.1f}x @{}", p.speedup, p.grid);
+  return strategy == "sequential" ? "1.0x" : "-";
+}
+
+const char* const kTimedText =
+    "timed: GPU strategies: CUDA events around the init, every kernel and the BSP host loop's active-count\n"
+    "       read-backs (unified memory: and the prefetch), after one untimed warm-up run; CPU strategies:\n"
+    "       wall clock around init and updates. Outside: allocation, the permutation's generation and\n"
+    "       upload, the download of the results and the image (coloured on the host).\n";
+
+/// The strategies to run for `w`: the named ones (validated) or the default; refuses GPU strategies
+/// without a GPU in one line.
+std::vector<const StrandStrategyInfo*> pick_strategies(const StrandWorkloadEntry& w, const StrandBenchCommand& c,
+                                                       bool gpu, const std::string& no_gpu) {
+  std::vector<const StrandStrategyInfo*> out;
+  if (c.strategies.empty()) {
+    for (const StrandStrategyInfo& i : w.strategies)
+      if (gpu || !i.needs_gpu) out.push_back(&i);
+    return out;
+  }
+  for (const std::string& n : c.strategies) {
+    const StrandStrategyInfo& i = w.strategy(n);
+    if (i.needs_gpu && !gpu) throw std::runtime_error("bench: strategy " + n + " needs a CUDA GPU (" + no_gpu + ")");
+    if (std::find(out.begin(), out.end(), &i) == out.end()) out.push_back(&i);
+  }
+  return out;
+}
+
+struct Measured {
+  Timing t;
+  StrandTimings last;  ///< launches, super-steps, resolved grid, notes of the last repeat
+  uint64_t strands = 0;
+  bool repeats_agree = true;
+};
+
+/// `repeat` timed runs, after an untimed one if `warm_up`. `first` receives the first timed run's result
+/// (with its image if `image`).
+Measured measure(const StrandWorkloadEntry& w, const StrandStrategyInfo& info, Size size, const StrandRunSettings& s,
+                 int repeat, bool image, StrandResult* first, bool warm_up) {
+  if (warm_up) w.run(info.name, size.width, size.height, s, false);
+  Measured m;
+  std::vector<double> ms;
+  for (int r = 0; r < repeat; ++r) {
+    StrandResult res = w.run(info.name, size.width, size.height, s, image && r == 0);
+    ms.push_back(res.timing.ms);
+    const uint64_t h = strands_hash(res);
+    if (r == 0) m.strands = h;
+    m.repeats_agree = m.repeats_agree && h == m.strands;
+    m.last = res.timing;
+    if (r == 0 && first) *first = std::move(res);
+  }
+  m.t = summarize(ms);
+  return m;
+}
+
+// ---------------------------------------------------------------- plain bench
+
+void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
+                    const StrandRunSettings& s, const StrandBenchCommand& c, std::string& csv,
+                    std::vector<std::string>& problems) {
+  const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
+  fmt::print("bench: workload {} {}x{} ({} strands), grid {}, {} repeats{}\n", w.name, size.width, size.height, n,
+             s.grid.str(), c.repeat, gpu_available() && !c.force_cpu ? "; GPU: " + gpu_info().name : "");
+  fmt::print("{}", kTimedText);
+  fmt::print("{:<33} {:>12} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>6} {:>16} {:>9}\n", "strategy", "grid n,b[,c]",
+             "median ms", "min ms", "max ms", "launches", "steps mu", "sigma", "CV", "image checksum", "vs seq");
+  std::fflush(stdout);
+  double seq_ms = 0.0;
+  uint64_t ref_image = 0, ref_strands = 0;
+  std::string ref_name;
+  for (const StrandStrategyInfo* info : strategies) {
+    StrandResult first;
+    const Measured m = measure(w, *info, size, s, c.repeat, true, &first, info->needs_gpu);
+    const StepStatistics st = step_statistics(first.steps);
+    const uint64_t image = first.checksum();
+    if (info->name == "sequential") seq_ms = m.t.median;
+    if (ref_name.empty()) {
+      ref_name = info->name;
+      ref_image = image;
+      ref_strands = m.strands;
+    } else if (image != ref_image || m.strands != ref_strands) {
+      problems.push_back(fmt::format("{} on {}: {} differ from {}'s", info->name, w.name,
+                                     image != ref_image ? "image" : "step counts", ref_name));
+    }
+    if (!m.repeats_agree) problems.push_back(fmt::format("{} on {}: repeats differ", info->name, w.name));
+    const std::string speedup = seq_ms > 0.0 && m.t.median > 0.0 ? fmt::format("{:.2f}x", seq_ms / m.t.median) : "-";
+    fmt::print("{:<33} {:>12} {:>10.3f} {:>10.3f} {:>10.3f} {:>8} {:>9.3f} {:>9.3f} {:>6.3f} {:>16} {:>9}{}\n", info->name,
+               grid_cell(*info, m.last.grid), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
+               st.mean, st.sigma, st.cv, fmt::format("{:016x}", image), speedup,
+               m.last.notes.empty() ? "" : "  (" + m.last.notes + ")");
+    std::fflush(stdout);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f},{:.4f},{:.5f},{:016x}\n", w.name,
+                       size.width, size.height, info->name, info->uses_grid ? m.last.grid.blocks : 0,
+                       info->uses_grid ? m.last.grid.threads : 0, info->uses_work_unit ? m.last.grid.work_unit : 0,
+                       c.repeat, m.t.median, m.t.min, m.t.max, info->needs_gpu ? "cuda-events" : "wall-clock",
+                       m.last.launches, m.last.super_steps, st.mean, st.sigma, st.cv, image);
+  }
+  if (problems.empty())
+    fmt::print("agreement: every strategy gave the same image and the same per-strand step counts as {}\n", ref_name);
+}
+
+// ---------------------------------------------------------------- sweep
+
+std::vector<uint32_t> powers(uint32_t lo, uint32_t hi) {
+  std::vector<uint32_t> v;
+  for (uint32_t x = lo; x <= hi; x *= 2) v.push_back(x);
+  return v;
+}
+
+void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
+                    StrandRunSettings s, const StrandBenchCommand& c, std::string& csv, std::vector<PlotSeries>& series,
+                    std::vector<std::string>& problems) {
+  const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
+  fmt::print("sweep: workload {} {}x{} ({} strands), {} repeats per configuration, n = 64..1024, b = 64..min(1024, "
+             "{}/n), c in 1,2,4,8,16 (global queues){}\n",
+             w.name, size.width, size.height, n, c.repeat, c.sweep_max_threads,
+             gpu_available() && !c.force_cpu ? "; GPU: " + gpu_info().name : "");
+  fmt::print("{}", kTimedText);
+  std::fflush(stdout);
+
+  // The baseline: sequential, always.
+  const StrandStrategyInfo& seq_info = w.strategy("sequential");
+  StrandResult ref;
+  s.grid = GridConfig{};
+  const Measured seq = measure(w, seq_info, size, s, c.repeat, true, &ref, false);
+  const uint64_t ref_image = ref.checksum();
+  const StepStatistics st = step_statistics(ref.steps);
+  fmt::print("steps per strand: mu {:.3f}, sigma {:.3f}, CV {:.4f} (Lehmann 2023 Fig 3.2); sequential {:.3f} ms "
+             "(median)\n",
+             st.mean, st.sigma, st.cv, seq.t.median);
+  auto add_csv = [&](const StrandStrategyInfo& info, const GridConfig& g, const Measured& m, bool match) {
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{}\n", w.name,
+                       size.width, size.height, info.name, info.uses_grid ? g.blocks : 0, info.uses_grid ? g.threads : 0,
+                       info.uses_work_unit ? g.work_unit : 0, c.repeat, m.t.median, m.t.min, m.t.max, m.t.mean,
+                       m.t.stddev, m.last.launches, m.last.super_steps,
+                       m.t.median > 0 ? seq.t.median / m.t.median : 0.0, match ? 1 : 0);
+  };
+  add_csv(seq_info, GridConfig{}, seq, true);
+
+  struct Best {
+    const StrandStrategyInfo* info;
+    GridConfig grid;
+    Timing t;
+    int configs = 0;
+  };
+  std::vector<Best> best;
+  best.push_back({&seq_info, GridConfig{}, seq.t, 1});
+  series.push_back({w.name + " sequential", {64.0, 1024.0}, {seq.t.median, seq.t.median}});
+
+  for (const StrandStrategyInfo* info : strategies) {
+    if (info == &seq_info) continue;
+    std::vector<GridConfig> grids;
+    if (!info->uses_grid) {
+      grids.push_back(GridConfig{});
+    } else {
+      for (uint32_t nb : powers(64, 1024))
+        for (uint32_t b : powers(64, std::min<uint32_t>(1024, c.sweep_max_threads / nb)))
+          for (uint32_t cu : info->uses_work_unit ? std::vector<uint32_t>{1, 2, 4, 8, 16} : std::vector<uint32_t>{1})
+            grids.push_back(make_grid(nb, b, cu));
+    }
+    Best b{info, {}, {}, 0};
+    std::map<uint32_t, double> best_per_n;
+    bool warmed = false, imaged = false;
+    for (const GridConfig& g : grids) {
+      s.grid = g;
+      StrandResult first;
+      Measured m;
+      try {
+        if (info->needs_gpu && !warmed) {  // once per strategy: module loading, first-touch costs
+          w.run(info->name, size.width, size.height, s, false);
+          warmed = true;
+        }
+        m = measure(w, *info, size, s, c.repeat, !imaged, &first, false);
+      } catch (const InputError& e) {  // e.g. b above what this kernel can run with on this GPU
+        std::fprintf(stderr, "sweep: %s %s skipped: %s\n", info->name.c_str(), g.str().c_str(), e.what());
+        continue;
+      }
+      const bool steps_match = m.strands == seq.strands && m.repeats_agree;
+      bool image_match = true;
+      if (!imaged) {  // one image per strategy: colouring 4 M strands costs more than most GPU runs
+        imaged = true;
+        image_match = first.checksum() == ref_image;
+        if (!image_match)
+          problems.push_back(fmt::format("{} {} on {}: image differs from sequential's", info->name, g.str(), w.name));
+      }
+      if (!steps_match)
+        problems.push_back(fmt::format("{} {} on {}: step counts differ from sequential's", info->name, g.str(), w.name));
+      const bool match = steps_match && image_match;
+      add_csv(*info, info->uses_grid ? m.last.grid : g, m, match);
+      ++b.configs;
+      if (b.configs == 1 || m.t.median < b.t.median) {
+        b.t = m.t;
+        b.grid = m.last.grid;
+      }
+      if (info->uses_grid) {
+        auto it = best_per_n.find(g.blocks);
+        if (it == best_per_n.end() || m.t.median < it->second) best_per_n[g.blocks] = m.t.median;
+      }
+    }
+    std::fprintf(stderr, "sweep: %s done (%d configurations)\n", info->name.c_str(), b.configs);
+    if (b.configs == 0) continue;
+    best.push_back(b);
+    PlotSeries ps{w.name + " " + info->name, {}, {}};
+    if (info->uses_grid) {
+      for (const auto& [nb, ms] : best_per_n) ps.x.push_back(nb), ps.y.push_back(ms);
+    } else {
+      ps.x = {64.0, 1024.0};
+      ps.y = {b.t.median, b.t.median};
+    }
+    series.push_back(std::move(ps));
+  }
+
+  fmt::print("\nbest configuration per strategy ({}, {}x{}; speed-up = sequential median / best median)\n", w.name,
+             size.width, size.height);
+  fmt::print("{:<33} {:>12} {:>11} {:>10} {:>10} {:>9} {:>8} {:>20}\n", "strategy", "best n,b[,c]", "median ms",
+             "min ms", "stddev ms", "speed-up", "configs", "paper V100 (App. A)");
+  for (const Best& b : best)
+    fmt::print("{:<33} {:>12} {:>11.3f} {:>10.3f} {:>10.3f} {:>8.2f}x {:>8} {:>20}\n", b.info->name,
+               grid_cell(*b.info, b.grid), b.t.median, b.t.min, b.t.stddev,
+               b.t.median > 0 ? seq.t.median / b.t.median : 0.0, b.configs, paper_cell(w.name, b.info->name));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void run_strand_bench(const StrandBenchCommand& c) {
+  if (c.workloads.empty()) throw InputError("", "--workload", "name at least one strand workload");
+  if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
+  std::vector<const StrandWorkloadEntry*> workloads;
+  for (const std::string& n : c.workloads) workloads.push_back(&find_strand_workload(n));
+  StrandRunSettings s;
+  if (!c.grid.empty()) {
+    if (c.sweep) throw InputError("", "--grid", "is not used with --sweep (the sweep sets n, b and c itself)");
+    s.grid = parse_grid(c.grid, "--grid");
+  }
+  s.permute_seed = c.permute_seed;
+  s.prefetch = c.prefetch;
+  if (c.sweep && (c.sweep_max_threads < 4096 || c.sweep_max_threads > (1u << 26)))
+    throw InputError("", "--sweep-max-threads",
+                     fmt::format("{} is out of range [4096, {}]", c.sweep_max_threads, 1u << 26));
+  Size size_override;
+  if (!c.size.empty()) size_override = parse_size(c.size);
+  const bool gpu = !c.force_cpu && gpu_available();
+  const std::string no_gpu = c.force_cpu ? "--cpu given" : gpu_info().reason;
+  std::vector<std::vector<const StrandStrategyInfo*>> strategies;
+  std::vector<Size> sizes;
+  for (const StrandWorkloadEntry* w : workloads) {
+    strategies.push_back(pick_strategies(*w, c, gpu, no_gpu));
+    Size sz = c.size.empty() ? Size{w->default_width, w->default_height} : size_override;
+    if (sz.width < 1 || sz.height < 1 || sz.width > w->max_side || sz.height > w->max_side)
+      throw InputError("", "--size",
+                       fmt::format("{}x{} is out of range for {}: width and height in [1, {}]", sz.width, sz.height,
+                                   w->name, w->max_side));
+    sizes.push_back(sz);
+  }
+  std::string csv_path, png_path;
+  if (c.sweep) {
+    if (c.out_prefix.empty()) throw InputError("", "--sweep", "needs --out-prefix P (writes P.csv and P.png)");
+    if (!c.csv.empty()) throw InputError("", "--csv", "is not used with --sweep (it writes P.csv of --out-prefix P)");
+    csv_path = c.out_prefix + ".csv";
+    png_path = c.out_prefix + ".png";
+  } else {
+    if (!c.out_prefix.empty()) throw InputError("", "--out-prefix", "is for --sweep; a plain bench takes --csv");
+    csv_path = c.csv;
+  }
+  if (!csv_path.empty()) ensure_absent(csv_path);
+  if (!png_path.empty()) ensure_absent(png_path);
+
+  std::vector<std::string> problems;
+  std::string csv;
+  std::vector<PlotSeries> series;
+  if (c.sweep) {
+    csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,mean_ms,stddev_ms,launches,"
+          "super_steps,speedup_vs_sequential,matches_sequential\n";
+    for (size_t k = 0; k < workloads.size(); ++k)
+      sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, series, problems);
+  } else {
+    csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,clock,launches,super_steps,"
+          "steps_mean,steps_sigma,steps_cv,image_fnv1a\n";
+    for (size_t k = 0; k < workloads.size(); ++k)
+      bench_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems);
+  }
+  if (!csv_path.empty()) {
+    write_new_text_file(csv_path, csv);
+    fmt::print("wrote {}\n", csv_path);
+  }
+  if (!png_path.empty()) {
+    PlotOptions po;
+    po.title = "Lehmann 2023 Appendix A: best time per n";
+    po.x_label = "blocks n (best over b and c; CPU strategies: flat lines)";
+    po.y_label = "ms (median)";
+    const std::vector<uint32_t> img = render_log_plot(po, series);
+    write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
+    fmt::print("wrote {}\n", png_path);
+  }
+  if (!problems.empty()) {
+    std::string all;
+    for (const std::string& p : problems) all += (all.empty() ? "" : "; ") + p;
+    throw std::runtime_error("bench: results disagree: " + all);
+  }
+}
+
+}  // namespace mv

@@ -1,0 +1,171 @@
+// CPU strand strategies (Lehmann 2023): `sequential`, the speed-up baseline of §4.1.2, and
+// `cpu-parallel`, Diderot's parallel CPU runtime as §2.3 describes it: strands are grouped into blocks,
+// a scheduler (TBB's work stealing) hands blocks to idle threads, each thread runs one update of every
+// active strand of its block, and all threads synchronise after every super-step.
+//
+// Both run exactly run_strand's sequence of calls per strand (init once, update until not Active or
+// max_steps), so their per-strand results equal the reference bit for bit. Timing: steady_clock wall
+// time around init and the updates; the result arrays are allocated before, the image is made after.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "sched/strand_strategy.h"
+
+namespace mv {
+
+namespace strand_detail {
+template <class W>
+void allocate_run(StrandRun<W>& r, uint32_t n) {
+  r.state.resize(n);
+  r.status.assign(n, StrandStatus::Active);
+  r.steps.assign(n, 0u);
+}
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Strands [first, last) to completion (the sequential loop).
+template <class W>
+inline void run_range_body(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps) {
+  for (uint32_t i = first; i < last; ++i) r.status[i] = run_strand(w, i, r.state[i], r.steps[i], max_steps);
+}
+
+/// One update of each strand in list[0, live); keeps the still-Active ones at the front, returns their count.
+template <class W>
+inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r) {
+  uint32_t kept = 0;
+  for (uint32_t j = 0; j < live; ++j) {
+    const uint32_t i = list[j];
+    const StrandStatus st = w.update(r.state[i]);
+    ++r.steps[i];
+    r.status[i] = st;
+    if (st == StrandStatus::Active) list[kept++] = i;
+  }
+  return kept;
+}
+
+// The CPU loops exist twice on x86-64: as compiled, and compiled for FMA (chosen at run time where the
+// CPU has it). Workloads write fmaf for bitwise CPU/GPU agreement (render/strands/mandelbrot.h); without
+// FMA enabled that is a libm call, with it one instruction — the same bits, the mandelbrot baseline
+// about 3.5× faster. `flatten` inlines the workload's code into the FMA clone.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MV_STRAND_FMA_CLONES 1
+template <class W>
+__attribute__((target("fma"), flatten)) void run_range_fma(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r,
+                                                           uint32_t max_steps) {
+  run_range_body(w, first, last, r, max_steps);
+}
+template <class W>
+__attribute__((target("fma"), flatten)) uint32_t update_list_fma(const W& w, uint32_t* list, uint32_t live,
+                                                                 StrandRun<W>& r) {
+  return update_list_body(w, list, live, r);
+}
+inline bool cpu_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma");
+  return has;
+}
+#else
+#define MV_STRAND_FMA_CLONES 0
+#endif
+
+template <class W>
+void run_range(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps) {
+#if MV_STRAND_FMA_CLONES
+  if (cpu_has_fma()) return run_range_fma(w, first, last, r, max_steps);
+#endif
+  run_range_body(w, first, last, r, max_steps);
+}
+template <class W>
+uint32_t update_list(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r) {
+#if MV_STRAND_FMA_CLONES
+  if (cpu_has_fma()) return update_list_fma(w, list, live, r);
+#endif
+  return update_list_body(w, list, live, r);
+}
+}  // namespace strand_detail
+
+/// `sequential`: one CPU thread runs strand 0, 1, …, N−1 to completion with run_strand.
+template <class W>
+class SequentialStrands final : public StrandStrategy<W> {
+ public:
+  const StrandStrategyInfo& info() const override {
+    static const StrandStrategyInfo i{"sequential", "CPU, one thread: each strand to completion in index order",
+                                      "Lehmann 2023 §4.1.2 (baseline)"};
+    return i;
+  }
+  StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
+    validate_strand_settings(s);
+    const uint32_t n = w.num_strands();
+    StrandRun<W> r;
+    strand_detail::allocate_run(r, n);
+    const auto t0 = std::chrono::steady_clock::now();
+    strand_detail::run_range(w, 0, n, r, s.max_steps);
+    r.timing.ms = strand_detail::ms_since(t0);
+    return r;
+  }
+};
+
+/// `cpu-parallel`: BSP super-steps over blocks of `cpu_block` consecutive strands (TBB parallel_for, one
+/// block per task). Each block keeps the indices of its active strands, compacted after every update,
+/// and blocks without active strands leave the block list, so a super-step costs what its active
+/// strands cost.
+template <class W>
+class CpuParallelStrands final : public StrandStrategy<W> {
+ public:
+  const StrandStrategyInfo& info() const override {
+    static const StrandStrategyInfo i{"cpu-parallel",
+                                      "CPU, all cores (TBB): one update per active strand per super-step, blocks of "
+                                      "strands per task, a barrier after each super-step",
+                                      "Lehmann 2023 §2.3 (Diderot's parallel runtime)"};
+    return i;
+  }
+  StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
+    validate_strand_settings(s);
+    const uint32_t n = w.num_strands();
+    StrandRun<W> r;
+    strand_detail::allocate_run(r, n);
+    const uint32_t block = s.cpu_block;
+    const uint32_t nblocks = static_cast<uint32_t>((static_cast<uint64_t>(n) + block - 1) / block);
+    std::vector<uint32_t> active(n), live(nblocks), blocks(nblocks);
+    std::iota(blocks.begin(), blocks.end(), 0u);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, nblocks, 1), [&](const tbb::blocked_range<uint32_t>& br) {
+      for (uint32_t b = br.begin(); b != br.end(); ++b) {
+        const uint64_t first64 = static_cast<uint64_t>(b) * block;
+        const uint32_t first = static_cast<uint32_t>(first64),
+                       last = static_cast<uint32_t>(std::min<uint64_t>(n, first64 + block));
+        for (uint32_t i = first; i < last; ++i) {
+          r.state[i] = w.init(i);
+          active[i] = i;
+        }
+        live[b] = last - first;
+      }
+    });
+    uint32_t super_steps = 0;
+    while (!blocks.empty() && super_steps < s.max_steps) {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& br) {
+        for (size_t k = br.begin(); k != br.end(); ++k) {
+          const uint32_t b = blocks[k];
+          uint32_t* list = active.data() + static_cast<size_t>(b) * block;
+          const uint32_t kept = strand_detail::update_list(w, list, live[b], r);
+          live[b] = kept;
+        }
+      });  // the barrier of the super-step
+      ++super_steps;
+      blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](uint32_t b) { return live[b] == 0; }),
+                   blocks.end());
+    }
+    r.timing.ms = strand_detail::ms_since(t0);
+    r.timing.super_steps = super_steps;
+    return r;
+  }
+};
+
+}  // namespace mv

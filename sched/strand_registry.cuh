@@ -1,0 +1,36 @@
+// The strand strategy registry of one workload type: Appendix A's nine strategies, in the paper's order
+// (Lehmann 2023, §4.1.2 and Appendix A). Include from a CUDA translation unit: it instantiates the GPU
+// kernels for W.
+#pragma once
+
+#include <memory>
+
+#include "sched/strand_cpu.h"
+#include "sched/strand_gpu.cuh"
+#include "sched/strand_strategy.h"
+
+namespace mv {
+
+template <class W>
+StrandStrategyRegistry<W> make_strand_registry() {
+  StrandStrategyRegistry<W> r;
+  auto add = [&r](auto make) {
+    const StrandStrategyInfo info = make()->info();
+    r.add(info, [make] { return std::unique_ptr<StrandStrategy<W>>(make()); });
+  };
+  auto gpu = [&add](StrandGpuMode mode, bool permute, bool managed) {
+    add([=] { return std::make_unique<CudaStrands<W>>(StrandGpuVariant{mode, permute, managed}); });
+  };
+  add([] { return std::make_unique<SequentialStrands<W>>(); });
+  add([] { return std::make_unique<CpuParallelStrands<W>>(); });
+  gpu(StrandGpuMode::Bsp, false, false);          // cuda
+  gpu(StrandGpuMode::Bsp, true, false);           // cuda-permute
+  gpu(StrandGpuMode::Batch, false, false);        // cuda-batch
+  gpu(StrandGpuMode::Batch, true, false);         // cuda-batch-permute
+  gpu(StrandGpuMode::Bsp, false, true);           // cuda-unified-memory
+  gpu(StrandGpuMode::GlobalQueue, false, false);  // cuda-global-queue
+  gpu(StrandGpuMode::GlobalQueue, false, true);   // cuda-global-queue-unified-memory
+  return r;
+}
+
+}  // namespace mv

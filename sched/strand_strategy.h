@@ -1,0 +1,129 @@
+// Strand strategies: how the strands of a StrandWorkload (render/strands/strand.h) are mapped onto CPU
+// threads or CUDA threads, and in what order (Lehmann 2023, §3). Names are Appendix A's:
+//
+//   sequential                        one CPU thread, strand after strand (the speed-up baseline, §4.1.2)
+//   cpu-parallel                      TBB, BSP super-steps over blocks of strands (Diderot's parallel runtime, §2.3)
+//   cuda                              BSP: one launch per super-step, grid-stride over the strands (§3.1)
+//   cuda-permute                      cuda over a random permutation of the index space (§3.2)
+//   cuda-batch                        one launch; each thread runs its static strands to completion (§3.3)
+//   cuda-batch-permute                cuda-batch over the permutation (§3.2 + §3.3)
+//   cuda-global-queue                 one launch; an atomic counter hands out units of c strands (§3.4)
+//   cuda-unified-memory               cuda with strand state in managed memory (§3.1, §4.2.3)
+//   cuda-global-queue-unified-memory  cuda-global-queue with managed memory (§3.4, §4.2.3)
+//
+// Why a separate interface rather than sched/strategy.h's Strategy<W>: a patch strategy is incremental
+// (step(budget) continues a persistent film, live switching keeps the picture), while a strand program
+// is one run from init to the last stable strand whose cost is the whole run (Lehmann times a program
+// end to end). So a strand strategy is a single call, run(workload, settings) → StrandRun, that owns its
+// allocations for that call, with no budget and no persistent state; the registry keeps the patch
+// registry's shape (name → factory, `find` naming the allowed names) so the CLI and the tests list
+// strategies the same way. Strategies are templates over W, instantiated per workload by
+// make_strand_registry<W>() (sched/strand_registry.cuh) in a CUDA translation unit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/errors.h"
+#include "render/strands/strand.h"
+#include "sched/strand_grid.h"
+
+namespace mv {
+
+/// What a run may be told. All fields have defaults; each strategy reads only those its info() names.
+struct StrandRunSettings {
+  GridConfig grid;                  ///< GPU strategies: n, b (and c for the global queues), or auto
+  uint64_t permute_seed = 1;        ///< seed of the index-space permutation (the *-permute strategies)
+  bool prefetch = true;             ///< unified-memory strategies: cudaMemPrefetchAsync the strand arrays to the GPU
+  uint32_t max_steps = 0xffffffffu; ///< per-strand update bound, as run_strand's (then the strand stays Active)
+  uint32_t cpu_block = 4096;        ///< cpu-parallel: strands per TBB block, [1, 2^24]
+};
+
+/// How long a run took and what it launched. Timed region (docs/strands.md has the full statement):
+///   GPU: CUDA events on the default stream around init, every kernel, the BSP host loop's active-count
+///        read-backs and, with unified memory, the prefetch; allocation, the permutation's generation
+///        and upload, and the download of the results are outside.
+///   CPU: steady_clock wall time around init and updates; allocation and the image are outside.
+struct StrandTimings {
+  double ms = 0.0;            ///< the timed region, milliseconds
+  bool cuda_events = false;   ///< true: GPU time by CUDA events; false: host wall clock
+  uint32_t launches = 0;      ///< kernel launches in the timed region (GPU); 0 on the CPU
+  uint32_t super_steps = 0;   ///< BSP super-steps (cuda, cuda-permute, cuda-unified-memory, cpu-parallel); 0 otherwise
+  GridConfig grid;            ///< the grid the GPU strategy ran with (auto resolved); `auto` on the CPU
+  std::string notes;          ///< anything that changes the meaning of the numbers (e.g. prefetch off)
+};
+
+/// The outcome of one run: per strand (index order) its final state, status and update count.
+template <class W>
+struct StrandRun {
+  std::vector<typename W::State> state;
+  std::vector<StrandStatus> status;
+  std::vector<uint32_t> steps;
+  StrandTimings timing;
+};
+
+struct StrandStrategyInfo {
+  std::string name;              ///< registry key (Appendix A's name)
+  std::string description;       ///< one line for --help and tables
+  std::string section;           ///< where the paper describes it, e.g. "Lehmann 2023 §3.4"
+  bool needs_gpu = false;        ///< runs CUDA kernels (refused without a usable GPU)
+  bool uses_grid = false;        ///< reads GridConfig n and b
+  bool uses_work_unit = false;   ///< reads GridConfig c (the global queues)
+  bool permutes = false;         ///< reads permute_seed
+  bool unified_memory = false;   ///< strand arrays in managed memory; reads prefetch
+};
+
+template <class W>
+class StrandStrategy {
+ public:
+  virtual ~StrandStrategy() = default;
+  virtual const StrandStrategyInfo& info() const = 0;
+  /// Runs every strand of `w` from init until it is no longer Active (or max_steps updates) and returns
+  /// the per-strand results. Throws InputError for settings out of range (naming the field), CudaError
+  /// for a failed CUDA call. Every strand is initialised exactly once and updated exactly as often as
+  /// run_strand would update it, whatever the grid.
+  virtual StrandRun<W> run(const W& w, const StrandRunSettings& settings) = 0;
+};
+
+/// Name → factory of the strand strategies for one workload type (in registration order).
+template <class W>
+class StrandStrategyRegistry {
+ public:
+  using Factory = std::function<std::unique_ptr<StrandStrategy<W>>()>;
+  struct Entry {
+    StrandStrategyInfo info;
+    Factory make;
+  };
+  void add(StrandStrategyInfo info, Factory make) { entries_.push_back({std::move(info), std::move(make)}); }
+  const std::vector<Entry>& entries() const { return entries_; }
+  /// Throws InputError("", "strategy", …) listing the registered names if `name` is unknown.
+  const Entry& find(std::string_view name) const {
+    for (const Entry& e : entries_)
+      if (e.info.name == name) return e;
+    std::string names;
+    for (const Entry& e : entries_) names += (names.empty() ? "" : ", ") + e.info.name;
+    throw InputError("", "strategy", "unknown strand strategy \"" + std::string(name) + "\" (allowed: " + names + ")");
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const Entry& e : entries_) n.push_back(e.info.name);
+    return n;
+  }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+/// Checks the settings every strategy shares (grid ranges, cpu_block); throws InputError naming the field.
+inline void validate_strand_settings(const StrandRunSettings& s) {
+  validate_grid(s.grid, "--grid");
+  if (s.cpu_block < 1 || s.cpu_block > (1u << 24))
+    throw InputError("", "cpu_block", "strands per CPU block = " + std::to_string(s.cpu_block) +
+                                          " is out of range [1, 16777216]");
+}
+
+}  // namespace mv

@@ -1,0 +1,166 @@
+// Lehmann 2023's GPU strand strategies (sched/strand_gpu.cuh): each one, under many grids (auto, n·b
+// far above the strand count, b not a power of two, c = 1, c not dividing N, c larger than N), gives
+// the same mandelbrot image and per-strand step counts as `sequential`, bit for bit; runs every strand
+// exactly once to completion (counted on the device by the test workload); honours max_steps; and
+// reports its launches. Skipped without a GPU (MV_REQUIRE_GPU).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/device_buffer.h"
+#include "sched/strand_registry.cuh"
+#include "strand_test_workloads.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+const StrandStrategyRegistry<test::CountingStrands>& counting_strategies() {
+  static const StrandStrategyRegistry<test::CountingStrands> r = make_strand_registry<test::CountingStrands>();
+  return r;
+}
+
+std::vector<GridConfig> test_grids() {
+  return {GridConfig{},                 // auto: occupancy API
+          make_grid(1, 32, 1),          // one warp does everything
+          make_grid(3, 64, 7),          // c does not divide N
+          make_grid(5, 96, 1),          // b a multiple of 32 but not a power of two
+          make_grid(64, 128, 2),        //
+          make_grid(1000, 1024, 1),     // n·b ≫ N: most threads find no strand
+          make_grid(4, 32, 1u << 20)};  // one work unit holds every strand
+}
+
+bool is_bsp(const StrandStrategyInfo& i) {
+  return i.name == "cuda" || i.name == "cuda-permute" || i.name == "cuda-unified-memory";
+}
+
+class GpuStrandStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuStrandStrategy, MandelbrotMatchesSequentialBitwiseUnderEveryGrid) {
+  MV_REQUIRE_GPU();
+  const StrandStrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
+  for (const MandelbrotStrands& w : test::mandelbrot_cases()) {
+    const StrandResult seq = test::run_mandelbrot(w, "sequential");
+    const uint32_t longest = step_statistics(seq.steps).max;
+    for (const GridConfig& g : test_grids()) {
+      StrandRunSettings s;
+      s.grid = g;
+      const StrandResult r = test::run_mandelbrot(w, GetParam(), s);
+      EXPECT_TRUE(test::same_result(seq, r)) << GetParam() << " grid " << g.str();
+      EXPECT_TRUE(r.timing.cuda_events);
+      EXPECT_GT(r.timing.ms, 0.0);
+      EXPECT_FALSE(r.timing.grid.automatic) << "the grid used is reported resolved";
+      if (!g.automatic) EXPECT_EQ(r.timing.grid, g);
+      if (is_bsp(info)) {
+        EXPECT_EQ(r.timing.super_steps, longest) << "BSP: one super-step per update of the longest strand";
+        EXPECT_EQ(r.timing.launches, longest + 1) << "init + one launch per super-step";
+      } else {
+        EXPECT_EQ(r.timing.super_steps, 0u);
+        EXPECT_EQ(r.timing.launches, 1u) << "batch and queue: one launch";
+      }
+    }
+  }
+}
+
+TEST_P(GpuStrandStrategy, EveryStrandRunsExactlyOnceUnderEveryGrid) {
+  MV_REQUIRE_GPU();
+  auto strategy = counting_strategies().find(GetParam()).make();
+  for (uint32_t n : {1u, 1000u, 4099u}) {
+    for (const GridConfig& g : test_grids()) {
+      for (uint32_t max_steps : {0xffffffffu, 17u, 0u}) {
+        DeviceBuffer<uint32_t> inits(n + 1), updates(n + 1);
+        inits.zero();
+        updates.zero();
+        test::CountingStrands w;
+        w.n = n;
+        w.init_calls = inits.data();
+        w.update_calls = updates.data();
+        StrandRunSettings s;
+        s.grid = g;
+        s.max_steps = max_steps;
+        s.permute_seed = n;
+        const StrandRun<test::CountingStrands> r = strategy->run(w, s);
+        std::vector<uint32_t> hi(n + 1), hu(n + 1);
+        inits.download(hi.data(), n + 1);
+        updates.download(hu.data(), n + 1);
+        MV_CUDA_CHECK(cudaDeviceSynchronize());
+        EXPECT_TRUE(test::ran_exactly_once(r, hi, hu, n, max_steps))
+            << GetParam() << " n " << n << " grid " << g.str() << " max_steps " << max_steps;
+      }
+    }
+  }
+}
+
+TEST_P(GpuStrandStrategy, NoStrandsLaunchNothing) {
+  MV_REQUIRE_GPU();
+  test::CountingStrands w;  // n = 0
+  const StrandRun<test::CountingStrands> r = counting_strategies().find(GetParam()).make()->run(w, {});
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_EQ(r.timing.launches, 0u);
+}
+
+TEST_P(GpuStrandStrategy, OutOfRangeSettingsThrowInputErrorBeforeAnyWork) {
+  // No GPU needed: settings are checked first.
+  auto strategy = mandelbrot_strand_strategies().find(GetParam()).make();
+  StrandRunSettings s;
+  s.grid.automatic = false;
+  s.grid.blocks = 64;
+  s.grid.threads = 100;
+  EXPECT_THROW(strategy->run(mandelbrot_workload(8, 8), s), InputError);
+  s.grid.threads = 64;
+  s.grid.work_unit = 0;
+  EXPECT_THROW(strategy->run(mandelbrot_workload(8, 8), s), InputError);
+}
+
+INSTANTIATE_TEST_SUITE_P(AppendixA, GpuStrandStrategy,
+                         ::testing::Values("cuda", "cuda-permute", "cuda-batch", "cuda-batch-permute",
+                                           "cuda-unified-memory", "cuda-global-queue",
+                                           "cuda-global-queue-unified-memory"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string n = p.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(GpuStrandStrategies, UnifiedMemoryWithAndWithoutPrefetchAndAnyPermutationSeedAgree) {
+  MV_REQUIRE_GPU();
+  const MandelbrotStrands w = test::mandelbrot_cases()[1];
+  const StrandResult seq = test::run_mandelbrot(w, "sequential");
+  for (const char* name : {"cuda-unified-memory", "cuda-global-queue-unified-memory"}) {
+    for (bool prefetch : {true, false}) {
+      StrandRunSettings s;
+      s.prefetch = prefetch;
+      const StrandResult r = test::run_mandelbrot(w, name, s);
+      EXPECT_TRUE(test::same_result(seq, r)) << name << " prefetch " << prefetch;
+      EXPECT_NE(r.timing.notes.find("managed memory"), std::string::npos) << r.timing.notes;
+    }
+  }
+  for (const char* name : {"cuda-permute", "cuda-batch-permute"}) {
+    for (uint64_t seed : {0ull, 1ull, 12345ull}) {
+      StrandRunSettings s;
+      s.permute_seed = seed;
+      EXPECT_TRUE(test::same_result(seq, test::run_mandelbrot(w, name, s))) << name << " seed " << seed;
+    }
+  }
+}
+
+// The full benchmark of Fig 3.2 / Appendix A.3 (2000 × 2000 strands): the GPU's step counts, statistics
+// and image equal the CPU's bit for bit.
+TEST(GpuStrandStrategies, FullSizeMandelbrotMatchesSequentialAndFig32) {
+  MV_REQUIRE_GPU();
+  const MandelbrotStrands w = mandelbrot_workload(2000, 2000);
+  const StrandResult seq = test::run_mandelbrot(w, "sequential");
+  StrandRunSettings s;
+  s.grid = make_grid(1024, 64, 1);
+  const StrandResult gq = test::run_mandelbrot(w, "cuda-global-queue", s);
+  EXPECT_TRUE(test::same_result(seq, gq));
+  const StepStatistics st = step_statistics(gq.steps);
+  EXPECT_EQ(st.count, 4000000u);
+  EXPECT_NEAR(st.mean, 284.559, 0.001);
+  EXPECT_NEAR(st.cv, 2.3615, 0.0001);
+}
+
+}  // namespace
+}  // namespace mv
