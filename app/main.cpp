@@ -75,7 +75,7 @@ void report(const std::string& message) {
   std::fprintf(stderr, "megaview: %s\n", line.c_str());
 }
 
-const char* const kDefaultStrategy = "sorted-waves on a GPU, cpu-parallel otherwise";
+const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
 
 void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_session_options(app, c);

@@ -484,7 +484,7 @@ class MappedFlag {
 }  // namespace mk
 
 template <class W>
-class MegakernelStrategy final : public Strategy<W> {
+class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   using View = typename W::View;
 
  public:
@@ -493,9 +493,9 @@ class MegakernelStrategy final : public Strategy<W> {
   const StrategyInfo& info() const override { return info_; }
   void invalidate() override { valid_ = false; }
 
-  MegakernelSettings& settings() { return settings_; }
-  const MegakernelSettings& settings() const { return settings_; }
-  const MegakernelStats& stats() const { return stats_; }
+  MegakernelSettings& settings() override { return settings_; }
+  const MegakernelSettings& settings() const override { return settings_; }
+  const MegakernelStats& stats() const override { return stats_; }
 
   /// Asks the running slice to stop early (any thread; no effect when no slice runs). The slice ends
   /// cleanly: in-flight tasks complete and re-enqueue.

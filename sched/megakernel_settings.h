@@ -1,6 +1,6 @@
 // The priority megakernel's settings and statistics (sched/megakernel.cuh, Kerbl 2012 §3–§6) in plain
 // C++: the viewer's panels, the command line and the capture sidecar read and write them without CUDA
-// headers.
+// headers, through MegakernelControl (what Session::megakernel() returns).
 #pragma once
 
 #include <cmath>
@@ -94,6 +94,19 @@ struct MegakernelStats {
   uint64_t ctrl_restarts = 0;
   uint64_t ctrl_not_full = 0;
   uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
+};
+
+/// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and
+/// Session::megakernel() returns the active strategy as this interface (null for other strategies).
+class MegakernelControl {
+ public:
+  virtual ~MegakernelControl() = default;
+  /// The settings the next step reads (segment_size and blocks_per_sm changes rebuild the queue there;
+  /// the others apply to the next slice). The step validates them (InputError naming the field).
+  virtual MegakernelSettings& settings() = 0;
+  virtual const MegakernelSettings& settings() const = 0;
+  /// The last slice's numbers and the counters since the last rebuild (all zero before the first step).
+  virtual const MegakernelStats& stats() const = 0;
 };
 
 }  // namespace mv
