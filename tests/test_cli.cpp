@@ -280,6 +280,59 @@ TEST(Cli, BenchPrintsATableAndEveryRunAsCsv) {
   EXPECT_EQ(strategies, (std::multiset<std::string>{"sequential", "sequential", "cpu-parallel", "cpu-parallel"}));
 }
 
+// Issue 4: the megakernel's settings on the command line, checked before any work with one line that
+// names the option and the allowed values.
+TEST(Cli, BadMegakernelOptionsAreOneLineNamingTheOptionAndRange) {
+  test::TempDir dir("cli");
+  const std::string render = "render " + kSmall + " --spp 1 --out '" + (dir / "x.png") + "'";
+  const std::string bench = "bench " + kSmall + " --spp 1 --strategies sequential --repeat 1";
+  const std::string curve = "mse-curve " + kSmall + " --spp 1 --out-prefix '" + (dir / "c") + "'";
+  struct Case {
+    std::string option, value;
+    std::vector<std::string> parts;  // must appear in the message
+  };
+  const std::vector<Case> cases = {{"--segment-size", "100", {"power of two", "32", "512"}},
+                                   {"--segment-size", "1024", {"power of two", "32", "512"}},
+                                   {"--segment-size", "big", {"power of two"}},
+                                   {"--controllers", "0", {"1", "64"}},
+                                   {"--controllers", "65", {"1", "64"}},
+                                   {"--buffer-multiplier", "0", {"finite", "> 0"}},
+                                   {"--buffer-multiplier", "inf", {"finite", "> 0"}},
+                                   {"--buffer-multiplier", "-2", {"finite", "> 0"}}};
+  for (const std::string& command : {render, bench, curve}) {
+    for (const Case& c : cases) {
+      const Result r = megaview(dir, command + " " + c.option + " " + c.value);
+      const std::string what = command.substr(0, command.find(' ')) + " " + c.option + " " + c.value;
+      EXPECT_NE(r.code, 0) << what;
+      EXPECT_EQ(r.err_lines(), 1) << what << ": " << r.err;
+      EXPECT_EQ(r.err.rfind("megaview: ", 0), 0u) << r.err;
+      EXPECT_NE(r.err.find(c.option), std::string::npos) << what << ": " << r.err;
+      EXPECT_NE(r.err.find(c.value), std::string::npos) << what << ": " << r.err;
+      for (const std::string& part : c.parts) EXPECT_NE(r.err.find(part), std::string::npos) << part << " in " << r.err;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "x.png"));
+  EXPECT_FALSE(fs::exists(dir / "c.csv"));
+}
+
+TEST(Cli, MegakernelOptionsAreAcceptedByRenderBenchAndMseCurve) {
+  test::TempDir dir("cli");
+  const std::string mk = " --segment-size 64 --controllers 8 --no-controller --no-time-management --buffer-multiplier 2.5";
+  Result r = megaview(dir, "render " + kSmall + " --spp 1 --out '" + (dir / "x.png") + "'" + mk);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "x.png"));
+  r = megaview(dir, "bench " + kSmall + " --spp 1 --strategies sequential --repeat 1" + mk);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string ref = write_reference(dir, "ref.exr");
+  r = megaview(dir, "mse-curve " + kSmall + " --spp 1 --compare sequential --reference '" + ref + "' --out-prefix '" +
+                        (dir / "c") + "'" + mk);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = megaview(dir, "render --help");
+  for (const char* option : {"--segment-size", "--controllers", "--no-controller", "--no-time-management",
+                             "--buffer-multiplier"})
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+}
+
 // ---- GUI smoke test under a virtual X server ----
 
 bool on_path(const std::string& program) {
