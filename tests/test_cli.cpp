@@ -442,9 +442,32 @@ TEST(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFiles)
   EXPECT_EQ(names, (std::vector<std::string>{stem + "-heat.png", stem + ".exr", stem + ".json", stem + ".png"}));
 }
 
+// The megakernel's settings change through the Scheduling panel's queued path (GuiState::queue_megakernel)
+// and keep the film; a bad value lands in the error window and the viewer goes on. (On the CPU the
+// Session keeps them for when the megakernel runs; the panel shows them only then.)
+TEST(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const Result r = megaview(dir,
+                            "--cpu --width 64 --height 48 --spp 4096 --frames 20 "
+                            "--smoke-at 5:segment-size=64,8:controller=off,10:buffer-multiplier=2,12:segment-size=100",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  for (const char* frame : {"smoke: frame 5: now cpu-parallel/", "smoke: frame 8: now cpu-parallel/",
+                            "smoke: frame 12: now cpu-parallel/"})
+    EXPECT_NE(log.find(frame), std::string::npos) << frame << " in " << log;
+  EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
+  EXPECT_NE(log.find("Set megakernel segment-size=100: segment_size: 100 is not a power of two"), std::string::npos)
+      << log;
+}
+
 TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
-  for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture"}) {
+  for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture", "5:segment-size=",
+                           "5:segment_size=64"}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
     EXPECT_EQ(r.code, 1) << step;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
