@@ -2,6 +2,7 @@
 // mse-curve and bench (app/core/cli.h). Bad input ends the program with one line on stderr,
 // "megaview: <message>", and exit status 1 (command-line syntax errors: CLI11's status).
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -51,6 +52,39 @@ void add_strategy_option(CLI::App& app, Common& c, const std::string& default_te
       ->check(CLI::IsMember(patch_strategies().names()));
 }
 
+/// A number in `text` checked by `ok`; else the message "must be <what>, got <text>".
+template <class T, class Ok>
+CLI::Validator number_check(const std::string& what, Ok ok) {
+  return CLI::Validator(
+      [what, ok](std::string& text) -> std::string {
+        T v{};
+        if (!CLI::detail::lexical_cast(text, v) || !ok(v)) return "must be " + what + ", got " + text;
+        return {};
+      },
+      what);
+}
+
+/// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel_settings.h). They apply whenever the
+/// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
+void add_megakernel_options(CLI::App& app, Common& c) {
+  MegakernelSettings& m = c.session.megakernel;
+  app.add_option("--segment-size", m.segment_size, "megakernel: entries per queue segment S (Kerbl 3.2)")
+      ->check(number_check<uint32_t>("a power of two in [32, 512]",
+                                     [](uint32_t v) { return v >= 32 && v <= 512 && (v & (v - 1)) == 0; }))
+      ->capture_default_str();
+  app.add_option("--controllers", m.controllers,
+                 "megakernel: controller blocks P sorting the queue (1: Kerbl's single controller)")
+      ->check(number_check<uint32_t>("in [1, 64]", [](uint32_t v) { return v >= 1 && v <= 64; }))
+      ->capture_default_str();
+  app.add_flag("!--no-controller", m.controller,
+               "megakernel: no controller, the queue runs FIFO (the fair comparison, Kerbl 6.2)");
+  app.add_flag("!--no-time-management", m.time_management,
+               "megakernel: lock segments without checking the time buffers (Kerbl 5.2)");
+  app.add_option("--buffer-multiplier", m.buffer_multiplier, "megakernel: multiplier on the time buffers (Kerbl 5.4)")
+      ->check(number_check<float>("a finite number > 0", [](float v) { return std::isfinite(v) && v > 0.f; }))
+      ->capture_default_str();
+}
+
 void add_priority_option(CLI::App& app, Common& c) {
   app.add_option("--priority", c.priority, "priority function of the patch tasks")
       ->check(CLI::IsMember(priority_names()))
@@ -75,11 +109,12 @@ void report(const std::string& message) {
   std::fprintf(stderr, "megaview: %s\n", line.c_str());
 }
 
-const char* const kDefaultStrategy = "sorted-waves on a GPU, cpu-parallel otherwise";
+const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
 
 void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_session_options(app, c);
   add_strategy_option(app, c, kDefaultStrategy);
+  add_megakernel_options(app, c);
   add_priority_option(app, c);
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
@@ -101,6 +136,7 @@ CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
   CLI::App* cmd = app.add_subcommand("render", "render one image to F.png (tone-mapped) and F.exr (linear)");
   add_session_options(*cmd, c);
   add_strategy_option(*cmd, c, kDefaultStrategy);
+  add_megakernel_options(*cmd, c);
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
   cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")->check(CLI::PositiveNumber);
@@ -122,6 +158,7 @@ CLI::App* add_reference_command(CLI::App& app, Common& c, ReferenceCommand& r) {
 CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
   CLI::App* cmd = app.add_subcommand("mse-curve", "MSE over time and over samples per strategy (Kerbl 2012, Fig 9)");
   add_session_options(*cmd, c);
+  add_megakernel_options(*cmd, c);
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR (default: the scene's, if any)");
   cmd->add_option("--compare", m.compare,
@@ -143,6 +180,7 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   CLI::App* cmd = app.add_subcommand(
       "bench", "time full renders per strategy (median of repeats); with --workload, Lehmann 2023's strand strategies");
   add_session_options(*cmd, c);
+  add_megakernel_options(*cmd, c);
   add_priority_option(*cmd, c);
   cmd->add_option("--strategies", b.strategies,
                   "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")

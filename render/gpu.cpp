@@ -33,6 +33,10 @@ const GpuInfo& gpu_info() {
     g.sm_count = prop.multiProcessorCount;
     g.compute_major = prop.major;
     g.compute_minor = prop.minor;
+    if (cudaDeviceGetAttribute(&g.clock_khz, cudaDevAttrClockRate, 0) != cudaSuccess) {
+      g.clock_khz = 0;  // unknown: cycle counts are then shown as cycles
+      cudaGetLastError();
+    }
     return g;
   }();
   return info;

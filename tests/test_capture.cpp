@@ -144,12 +144,40 @@ TEST(Capture, SidecarDescribesTheSession) {
   EXPECT_EQ(j["reference"], dir / "ref.exr");
   EXPECT_EQ(j["display"]["tone_map"], "max-to-white");
   EXPECT_EQ(j["device"]["runs_on"], "cpu");
+  EXPECT_FALSE(j.contains("megakernel")) << "only the megakernel's captures carry its settings and statistics";
   EXPECT_EQ(j["note"], "from the test");
   EXPECT_EQ(j["capture"]["exr"], fs::path(r.exr).filename().string());
   const std::string ts = j["timestamp"];
   ASSERT_EQ(ts.size(), 20u) << ts;  // 2025-01-31T12:34:56Z
   EXPECT_EQ(ts[10], 'T');
   EXPECT_EQ(ts.back(), 'Z');
+}
+
+// Issue 4: captures carry the scheduler's settings and statistics (the writers' fields: test_megakernel_report).
+TEST(CaptureGpu, MegakernelSidecarCarriesItsSettingsAndStatistics) {
+  MV_REQUIRE_GPU();
+  test::TempDir dir("capture");
+  SessionOptions o = small_room();
+  o.force_cpu = false;
+  o.strategy = "megakernel";
+  o.megakernel.segment_size = 32;
+  o.megakernel.controllers = 2;
+  o.megakernel.record_order = true;
+  Session s(o);
+  s.advance();
+  const CaptureResult r = capture(s, ToneMapSettings{}, dir / "shots");
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(r.json));
+  ASSERT_TRUE(j.contains("megakernel")) << j.dump(2);
+  const nlohmann::json& m = j["megakernel"];
+  EXPECT_EQ(m["settings"]["segment_size"], 32);
+  EXPECT_EQ(m["settings"]["controllers"], 2);
+  EXPECT_EQ(m["settings"]["record_order"], true);
+  EXPECT_EQ(m["stats"]["slices"], 1);
+  EXPECT_EQ(m["stats"]["controllers"], 2);
+  EXPECT_GT(m["stats"]["worker_warps"].get<int>(), 0);
+  EXPECT_TRUE(m["stats"]["sort_passes"].contains("sorted-sorted"));
+  EXPECT_EQ(m["stats"]["empty_executions"], 0);
+  EXPECT_EQ(j["device"]["runs_on"], "gpu");
 }
 
 TEST(Capture, FilesHoldWhatTheSessionShows) {

@@ -86,5 +86,150 @@ TEST(Session, GpuStrategiesAreRefusedWithoutAGpu) {
   EXPECT_THROW(Session s(o), InputError);
 }
 
+TEST(Session, DefaultStrategyIsCpuParallelWithoutAGpuAndTheMegakernelWithOne) {
+  SessionOptions o = small_cpu_session();
+  o.strategy.clear();
+  EXPECT_EQ(Session(o).strategy().name, "cpu-parallel");
+  if (!gpu_available()) return;
+  o.force_cpu = false;
+  EXPECT_EQ(Session(o).strategy().name, "megakernel");
+}
+
+MegakernelSettings unusual_megakernel_settings() {
+  MegakernelSettings m;
+  m.segment_size = 64;
+  m.controllers = 4;
+  m.controller = false;
+  m.time_management = false;
+  m.buffer_multiplier = 2.f;
+  m.record_order = true;
+  return m;
+}
+
+void expect_same(const MegakernelSettings& a, const MegakernelSettings& b) {
+  EXPECT_EQ(a.segment_size, b.segment_size);
+  EXPECT_EQ(a.controllers, b.controllers);
+  EXPECT_EQ(a.controller, b.controller);
+  EXPECT_EQ(a.time_management, b.time_management);
+  EXPECT_EQ(a.buffer_multiplier, b.buffer_multiplier);
+  EXPECT_EQ(a.record_order, b.record_order);
+  EXPECT_EQ(a.blocks_per_sm, b.blocks_per_sm);
+}
+
+// The settings are the Session's (one path for the GUI and the command line): kept while another strategy
+// runs, validated before anything changes, never touching the film.
+TEST(Session, MegakernelSettingsRoundTripAndAreValidatedWithoutTouchingTheFilm) {
+  Session s(small_cpu_session());
+  EXPECT_EQ(s.megakernel(), nullptr) << "a CPU strategy is not the megakernel";
+  s.advance();
+  const uint64_t before = film_samples(s);
+  const MegakernelSettings m = unusual_megakernel_settings();
+  s.set_megakernel_settings(m);
+  expect_same(s.options().megakernel, m);
+  EXPECT_EQ(film_samples(s), before);
+  EXPECT_EQ(s.last().total_paths, before);
+
+  MegakernelSettings bad = m;
+  bad.segment_size = 100;
+  try {
+    s.set_megakernel_settings(bad);
+    ADD_FAILURE() << "segment size 100 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "segment_size") << e.what();
+  }
+  bad = m;
+  bad.controllers = 65;
+  EXPECT_THROW(s.set_megakernel_settings(bad), InputError);
+  bad = m;
+  bad.buffer_multiplier = 0.f;
+  EXPECT_THROW(s.set_megakernel_settings(bad), InputError);
+  expect_same(s.options().megakernel, m);  // unchanged by the failures
+  EXPECT_EQ(film_samples(s), before);
+}
+
+TEST(Session, BadMegakernelOptionsAreRefusedAtConstruction) {
+  SessionOptions o = small_cpu_session();
+  o.megakernel.segment_size = 48;
+  EXPECT_THROW(Session s(o), InputError);
+}
+
+// ---- GPU ----
+
+TEST(SessionGpu, MegakernelSettingsReachTheStrategyAndItsStatsTheSession) {
+  MV_REQUIRE_GPU();
+  SessionOptions o = small_cpu_session();
+  o.force_cpu = false;
+  o.strategy = "uniform";
+  o.megakernel = unusual_megakernel_settings();
+  Session s(o);
+  EXPECT_EQ(s.megakernel(), nullptr);
+  s.set_strategy("megakernel");
+  ASSERT_NE(s.megakernel(), nullptr);
+  expect_same(s.megakernel()->settings(), o.megakernel);
+  EXPECT_EQ(s.megakernel()->stats().slices, 0u);
+  MegakernelSettings m = o.megakernel;
+  m.controller = true;
+  m.segment_size = 32;
+  s.set_megakernel_settings(m);
+  expect_same(s.megakernel()->settings(), m);
+  const FrameStats fs = s.advance();
+  EXPECT_GT(fs.step.tasks, 0u);
+  const MegakernelStats& k = s.megakernel()->stats();
+  EXPECT_EQ(k.slices, 1u);
+  EXPECT_EQ(k.controllers, 4u);
+  EXPECT_GT(k.worker_warps, 0u);
+  EXPECT_GE(k.order_score, 0.0) << "record_order is on";
+  EXPECT_EQ(k.empty_executions, 0u);
+}
+
+// Issue 4: the megakernel is the viewer's default and switches live. Uniform → megakernel (two segment
+// sizes) → sorted-waves → megakernel: the film is kept at every switch and the render ends with every
+// pixel at exactly the target.
+TEST(SessionGpu, SwitchingToTheMegakernelMidRenderAndBackKeepsTheFilmAndEndsAtTheTarget) {
+  MV_REQUIRE_GPU();
+  SessionOptions o;
+  o.scene = "cornell";
+  o.width = 64;
+  o.height = 48;
+  o.strategy = "uniform";
+  o.task.target_spp = 64;
+  o.task.priority = PriorityFunction::Variance;
+  o.paths_per_frame = 64 * 48 * 4;  // 4 spp a step: many steps to the target
+  Session s(o);
+  uint64_t expected = 0;
+  const auto step = [&] {
+    const FrameStats fs = s.advance();
+    expected += fs.step.paths;
+    EXPECT_EQ(film_samples(s), expected);
+    EXPECT_EQ(fs.total_paths, expected);
+  };
+  const auto switch_to = [&](const char* name) {
+    s.set_strategy(name);
+    EXPECT_EQ(film_samples(s), expected) << "switching to " << name;
+  };
+  step();
+  ASSERT_GT(expected, 0u);
+  switch_to("megakernel");
+  step();
+  step();
+  MegakernelSettings m = s.options().megakernel;
+  m.segment_size = 64;  // rebuilds the queue from the film at the next step
+  s.set_megakernel_settings(m);
+  EXPECT_EQ(film_samples(s), expected);
+  step();
+  EXPECT_EQ(s.megakernel()->stats().slices, 1u) << "a new segment size rebuilds the queue";
+  switch_to("sorted-waves");
+  EXPECT_EQ(s.megakernel(), nullptr);
+  step();
+  switch_to("megakernel");
+  expect_same(s.megakernel()->settings(), m);
+  const FrameStats last = s.run(0, 0);
+  EXPECT_TRUE(last.done);
+  EXPECT_EQ(last.finished_tasks, last.num_tasks);
+  EXPECT_EQ(last.total_paths, 64u * 48u * 64u);
+  for (uint32_t n : s.workload().film().host_spp()) ASSERT_EQ(n, 64u);
+  EXPECT_EQ(s.megakernel()->stats().empty_executions, 0u);
+}
+
 }  // namespace
 }  // namespace mv

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "app/core/image_io.h"
+#include "app/core/megakernel_report.h"
 #include "app/core/output_file.h"
 #include "base/errors.h"
 #include "render/gpu.h"
@@ -90,6 +91,9 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   r["block_size"] = o.schedule.block_size;
   r["paths_per_frame"] = o.paths_per_frame;  // 0: automatic, about frame_budget_ms of work
   r["frame_budget_ms"] = o.frame_budget_ms;
+  if (const MegakernelControl* m = s.megakernel())  // the scheduler's settings and statistics (Kerbl 2012)
+    r["megakernel"] = {{"settings", megakernel_settings_json(m->settings())},
+                       {"stats", megakernel_stats_json(m->stats(), gpu_info().clock_khz)}};
   r["spp"] = {{"mean", mean_spp}, {"min", *lo}, {"max", *hi}};
   r["patches"] = {{"finished", finished}, {"total", patch_spp.size()}};
   r["total_paths"] = last.total_paths;

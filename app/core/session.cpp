@@ -21,9 +21,11 @@ std::unique_ptr<PatchStrategy> make_strategy(const std::string& name, bool gpu) 
 }  // namespace
 
 Session::Session(const SessionOptions& options) : options_(options) {
+  options_.megakernel.validate();
   use_gpu_ = !options_.force_cpu && gpu_available();
-  if (options_.strategy.empty()) options_.strategy = use_gpu_ ? "sorted-waves" : "cpu-parallel";
+  if (options_.strategy.empty()) options_.strategy = use_gpu_ ? "megakernel" : "cpu-parallel";
   strategy_ = make_strategy(options_.strategy, use_gpu_);
+  apply_megakernel_settings();
   Scene scene = load_scene_file_(options_.scene);
   rebuild_workload(std::move(scene));
   if (!options_.reference.empty()) load_reference(options_.reference);
@@ -130,6 +132,21 @@ void Session::set_strategy(const std::string& name) {
   strategy_ = std::move(next);
   strategy_->invalidate();
   options_.strategy = name;
+  apply_megakernel_settings();
+}
+
+MegakernelControl* Session::megakernel_control() const { return dynamic_cast<MegakernelControl*>(strategy_.get()); }
+
+const MegakernelControl* Session::megakernel() const { return megakernel_control(); }
+
+void Session::apply_megakernel_settings() {
+  if (MegakernelControl* m = megakernel_control()) m->settings() = options_.megakernel;
+}
+
+void Session::set_megakernel_settings(const MegakernelSettings& settings) {
+  settings.validate();
+  options_.megakernel = settings;
+  apply_megakernel_settings();
 }
 
 void Session::set_priority(PriorityFunction f) {

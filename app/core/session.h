@@ -16,6 +16,7 @@
 #include "render/gpu.h"
 #include "render/patch_workload.h"
 #include "render/tonemap.h"
+#include "sched/megakernel_settings.h"
 #include "sched/strategy.h"
 
 namespace mv {
@@ -27,9 +28,11 @@ const StrategyRegistry<PatchWorkload>& patch_strategies();
 struct SessionOptions {
   std::string scene = "room";  ///< path or bare name of a file in scenes/
   int width = 0, height = 0;   ///< 0: the scene's resolution
-  std::string strategy;        ///< empty: "sorted-waves" on a GPU, "cpu-parallel" without one
+  std::string strategy;        ///< empty: "megakernel" on a GPU, "cpu-parallel" without one
   PatchTaskParams task{};      ///< target_spp 0 means: the scene's target
   ScheduleSettings schedule{};
+  /// The megakernel's settings (Kerbl 2012 §3–§5), handed to it whenever it is the active strategy.
+  MegakernelSettings megakernel{};
   /// Paths per frame (GUI) or per step (headless); 0 = auto: about `frame_budget_ms` of work.
   uint64_t paths_per_frame = 0;
   double frame_budget_ms = 12.0;
@@ -71,6 +74,11 @@ class Session {
   ScheduleSettings& schedule() { return options_.schedule; }
   void set_paths_per_frame(uint64_t paths) { options_.paths_per_frame = paths; }
   void set_frame_budget_ms(double ms) { options_.frame_budget_ms = ms; }
+  /// Replaces the megakernel's settings: validated first (InputError naming the field; nothing changes on
+  /// failure), kept in options().megakernel and handed to the megakernel whenever it is the active
+  /// strategy, now or after a later set_strategy. Keeps the film: a new segment size or blocks per SM
+  /// rebuilds the megakernel's queue from the film at its next step.
+  void set_megakernel_settings(const MegakernelSettings& settings);
 
   // ---- running ----
   /// Renders one frame's budget (no-op when done). Returns what happened.
@@ -100,6 +108,8 @@ class Session {
   const Scene& scene() const { return workload_->scene(); }
   PatchWorkload& workload() { return *workload_; }
   const StrategyInfo& strategy() const { return strategy_->info(); }
+  /// The active strategy's megakernel settings and statistics; null when another strategy is active.
+  const MegakernelControl* megakernel() const;
   Side side() const { return strategy_->info().side; }
   bool gpu_in_use() const { return use_gpu_; }
   /// Why the GPU is not in use (empty when it is).
@@ -118,6 +128,10 @@ class Session {
   /// Forgets the schedule and the progress counters (after the film was cleared or replaced).
   void clear_progress();
   uint64_t frame_budget_paths() const;
+  /// The held strategy as the megakernel (dynamic_cast), or null.
+  MegakernelControl* megakernel_control() const;
+  /// Hands options_.megakernel to the held strategy if it is the megakernel.
+  void apply_megakernel_settings();
   SessionOptions options_;
   bool use_gpu_ = false;
   std::unique_ptr<PatchWorkload> workload_;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 
+#include "app/core/megakernel_report.h"
 #include "app/gui/viewer.h"
 #include "base/errors.h"
 #include "app/gui/window.h"
@@ -15,7 +16,8 @@ namespace mv {
 SmokeAction parse_smoke_action(const std::string& text) {
   const auto bad = [&](const std::string& why) {
     return InputError("--smoke-at", text,
-                      why + "; expected FRAME:priority=P, FRAME:strategy=S or FRAME:capture with FRAME ≥ 1");
+                      why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture or FRAME:SETTING=VALUE (a "
+                             "megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
   const size_t colon = text.find(':');
   if (colon == std::string::npos || colon == 0) throw bad("no frame number");
@@ -33,7 +35,8 @@ SmokeAction parse_smoke_action(const std::string& text) {
   a.action = rest.substr(0, eq);
   if (eq != std::string::npos) a.value = rest.substr(eq + 1);
   if (a.action == "capture" && eq == std::string::npos) return a;
-  if ((a.action == "priority" || a.action == "strategy") && !a.value.empty()) return a;
+  if ((a.action == "priority" || a.action == "strategy" || is_megakernel_setting_name(a.action)) && !a.value.empty())
+    return a;
   throw bad("unknown action \"" + rest + "\"");
 }
 

@@ -12,18 +12,20 @@ namespace mv {
 /// through the same path as the panel or key that does it by hand:
 ///   priority=P   the Scheduling panel's priority combo (queued Session change; the film is kept)
 ///   strategy=S   the Scheduling panel's strategy combo (the film is kept)
+///   NAME=VALUE   a megakernel setting of the Scheduling panel (the film is kept), NAME one of
+///                app/core/megakernel_report.h's names, e.g. segment-size=64, controllers=4, controller=off
 ///   capture      the screenshot button / F12 (writes the four capture files into capture_dir)
 /// The viewer logs each step; for priority and strategy it logs the paths on the film before and after,
 /// so a test can see that the switch kept the film.
 struct SmokeAction {
   int frame = 0;       ///< 1-based frame number, ≥ 1
-  std::string action;  ///< "priority", "strategy" or "capture"
-  std::string value;   ///< the priority or strategy name; empty for capture
+  std::string action;  ///< "priority", "strategy", "capture" or a megakernel setting's name
+  std::string value;   ///< the priority or strategy name, the setting's value; empty for capture
 };
 
 /// Parses "FRAME:ACTION" as above. Throws InputError("--smoke-at", ...) naming the allowed forms; the
-/// priority or strategy name itself is checked when the step runs (an unknown name lands in the error
-/// window, like any failed panel change).
+/// priority or strategy name and a setting's value are checked when the step runs (a bad one lands in
+/// the error window, like any failed panel change).
 SmokeAction parse_smoke_action(const std::string& text);
 
 struct GuiOptions {

@@ -21,6 +21,14 @@ void GuiState::queue_rebuild(std::string action, std::function<void()> check, st
   commands.push_back({std::move(action), std::move(run), std::move(check), true, true});
 }
 
+void GuiState::queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change) {
+  queue(std::move(action), [change = std::move(change)](Session& session) {
+    MegakernelSettings m = session.options().megakernel;
+    change(m);
+    session.set_megakernel_settings(m);
+  });
+}
+
 void GuiState::report(const std::string& action, const std::exception& e) {
   const char* kind = dynamic_cast<const CudaError*>(&e)       ? "CUDA error: "
                      : dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory: "
@@ -36,6 +44,7 @@ void GuiState::on_film_reset(const Session& session) {
   edit_height = static_cast<int>(session.height());
   mse.clear();
   paths_per_second.clear();
+  megakernel_rates.clear();
 }
 
 }  // namespace mv::gui

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/megakernel_report.h"
 #include "app/core/session.h"
 #include "app/gui/mse_tracker.h"
 
@@ -64,6 +65,7 @@ struct GuiState {
   MseTracker mse;
   Ema paths_per_second{0.2};
   Ema frame_ms{0.1};             ///< wall clock of a loop iteration
+  MegakernelRateTracker megakernel_rates;  ///< fed after each megakernel step (Megakernel section)
 
   std::string error;             ///< shown in the Error window until dismissed; empty: none
   int error_count = 0;           ///< errors since the window was last dismissed
@@ -78,6 +80,9 @@ struct GuiState {
   void queue(std::string action, std::function<void(Session&)> run, bool resets_film = false);
   /// Queues a change that rebuilds the film (scene, resolution), with an optional side-effect-free check.
   void queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run);
+  /// Queues a change of the megakernel's settings: `change` edits a copy of the Session's settings, which
+  /// Session::set_megakernel_settings validates and applies (the film is kept).
+  void queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change);
   /// Shows `e` in the error window as "<action>: <message>" and logs it.
   void report(const std::string& action, const std::exception& e);
   /// Re-reads what follows the session after its film was reset: edit fields, MSE history, smoothing.

@@ -14,6 +14,8 @@ void tonemap_section(GuiState& state, const Display& display);
 
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);
+/// The megakernel's statistics (Kerbl 2012), only while it is the active strategy.
+void megakernel_section(const Session& session, const GuiState& state);
 void mse_section(const Session& session, const GuiState& state);
 void capture_section(GuiState& state);
 

@@ -27,6 +27,7 @@ float draw_control_window(const Session& s, GuiState& st, const Display& display
     scheduling_section(s, st);
     tonemap_section(st, display);
     progress_section(s, st, display.stats());
+    megakernel_section(s, st);
     mse_section(s, st);
     capture_section(st);
     ImGui::PopItemWidth();

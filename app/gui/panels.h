@@ -8,8 +8,8 @@
 
 namespace mv::gui {
 
-/// The "Render" window with collapsible sections: Scene, Scheduling, Tone mapping, Progress, MSE and
-/// Capture. Returns where the image area may begin horizontally (screen units): the window's right edge
+/// The "Render" window with collapsible sections: Scene, Scheduling, Tone mapping, Progress, Megakernel
+/// (while it is the active strategy), MSE and Capture. Returns where the image area may begin horizontally (screen units): the window's right edge
 /// while it is expanded at the left border, else 0.
 float draw_control_window(const Session& session, GuiState& state, const Display& display);
 /// The status bar along the bottom border: display path, GPU, strategy, progress, fps, display cost.

@@ -1,4 +1,4 @@
-// Progress, MSE and Capture sections of the control window.
+// Progress, Megakernel, MSE and Capture sections of the control window.
 #include <imgui.h>
 
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include <string>
 
 #include "app/gui/panel_sections.h"
+#include "render/gpu.h"
+#include "sched/bitonic.h"
 
 namespace mv::gui {
 
@@ -48,6 +50,88 @@ void progress_section(const Session& s, const GuiState& st, const DisplayStats& 
     ImGui::SetTooltip("Last film update: tone map + copy into the texture (CPU wall clock; GPU part by CUDA events).\n"
                       "Mean over %llu updates: %.2f ms CPU, %.3f ms GPU.",
                       static_cast<unsigned long long>(d.updates), d.mean_update_ms(), d.mean_device_ms());
+}
+
+void megakernel_section(const Session& s, const GuiState& st) {
+  const MegakernelControl* mk = s.megakernel();
+  if (!mk || !ImGui::CollapsingHeader("Megakernel", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const MegakernelStats& k = mk->stats();
+  if (k.slices == 0) {
+    ImGui::TextDisabled("no slice since the queue was (re)built");
+    return;
+  }
+  const MegakernelRates& r = st.megakernel_rates.rates();
+  const auto rate = [&r](double v) { return r.valid ? si(v) + "/s" : std::string("-"); };
+  const int khz = gpu_info().clock_khz;
+  const uint32_t worker_blocks = k.grid_blocks > k.controllers ? k.grid_blocks - k.controllers : 0;
+  const uint32_t threads = worker_blocks > 0 ? k.worker_warps / worker_blocks * 32 : 0;
+
+  ImGui::Text("grid          %u blocks x %u threads (%u/SM)", k.grid_blocks, threads, k.blocks_per_sm);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Kerbl 3.1: a persistent grid of co-resident blocks; %u registers per thread.", k.registers);
+  ImGui::Text("workers       %u warps, %u controller block%s", k.worker_warps, k.controllers,
+              k.controllers == 1 ? "" : "s");
+  ImGui::Text("queue         %llu entries (ring of %u)", static_cast<unsigned long long>(k.queue_length), k.capacity);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Kerbl 3.2: unfinished patch tasks waiting after the last slice; each re-enqueues\n"
+                      "itself at the back with its new priority until it reaches the target (6.3).");
+  ImGui::Text("tasks/s       %s", r.valid ? si(r.tasks_per_second).c_str() : si(k.tasks_per_second).c_str());
+  if (r.valid)
+    ImGui::Text("sort passes/s %s u-u, %s u-s, %s s-s", si(r.sort_passes_per_second[0]).c_str(),
+                si(r.sort_passes_per_second[1]).c_str(), si(r.sort_passes_per_second[2]).c_str());
+  else
+    ImGui::TextUnformatted("sort passes/s -");
+  if (ImGui::IsItemHovered()) {
+    std::string t = "Kerbl 4.3: controller passes per second of kernel time, per method:\n"
+                    "u-u both segments unsorted, u-s one sorted, s-s both sorted\n";
+    for (int m = 0; m < 3; ++m) {
+      char line[160];
+      const int n = std::snprintf(line, sizeof line, "\n%-18s %llu passes, longest %llu cycles",
+                                  sort_method_name(static_cast<SortMethod>(m)),
+                                  static_cast<unsigned long long>(k.sort_passes[m]),
+                                  static_cast<unsigned long long>(k.sort_cycles_max[m]));
+      if (khz > 0 && n > 0 && static_cast<size_t>(n) < sizeof line)
+        std::snprintf(line + n, sizeof line - n, " = %.1f us", static_cast<double>(k.sort_cycles_max[m]) / (khz * 1e-3));
+      t += line;
+    }
+    t += "\n(counts since the queue was built; longest: 5.3.2's time of a sort)";
+    ImGui::SetTooltip("%s", t.c_str());
+  }
+  ImGui::Text("collisions    %s (%llu in all)", rate(r.lock_collisions_per_second).c_str(),
+              static_cast<unsigned long long>(k.lock_collisions));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Kerbl 5.2: worker accesses that met a segment locked by a controller and had to wait.");
+  if (r.valid && r.wait_share >= 0.0)
+    ImGui::Text("worker wait   %.3f %% of worker time", 100.0 * r.wait_share);
+  else
+    ImGui::Text("worker wait   %llu cycles", static_cast<unsigned long long>(k.wait_cycles));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Cycles worker warps spent waiting on locked segments, as a share of all worker-warp\n"
+                      "time of the last ~%.0f ms of kernel time (clock %d MHz).\nSince the queue was built: %.3f ms "
+                      "summed over warps.",
+                      r.window_ms, khz / 1000, khz > 0 ? static_cast<double>(k.wait_cycles) / khz : 0.0);
+  ImGui::Text("controller    refused %s, restarts %s", rate(r.time_refusals_per_second).c_str(),
+              rate(r.restarts_per_second).c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("refused: pairs not locked because the buffer ahead was shorter than the sort (5.2)\n"
+                      "restarts: walks restarted at the back of the queue (Fig 2)\n"
+                      "since the queue was built: %llu refused, %llu restarts, %llu try-locks on busy\n"
+                      "segments, %llu pairs found not full",
+                      static_cast<unsigned long long>(k.ctrl_time_refusals),
+                      static_cast<unsigned long long>(k.ctrl_restarts),
+                      static_cast<unsigned long long>(k.ctrl_lock_failures),
+                      static_cast<unsigned long long>(k.ctrl_not_full));
+  if (k.order_score >= 0.0)
+    ImGui::Text("sort accuracy S(n) %.4f over %llu dequeues", k.order_score, static_cast<unsigned long long>(k.recorded));
+  else
+    ImGui::TextDisabled("sort accuracy: turn on \"record order\" (Scheduling)");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Kerbl 6.2: the score S(n) of the last slice's dequeue order; 1 = exact priority order.");
+  ImGui::Text("slices        %llu since the queue was built%s", static_cast<unsigned long long>(k.slices),
+              k.stopped_by_host ? ", last stopped by the host" : "");
+  if (k.empty_executions > 0)
+    ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "empty executions %llu: duplicated queue entries",
+                       static_cast<unsigned long long>(k.empty_executions));
 }
 
 void mse_section(const Session& s, const GuiState& st) {

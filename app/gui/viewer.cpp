@@ -15,8 +15,10 @@
 
 #include "app/core/capture.h"
 #include "app/core/image_io.h"
+#include "app/core/megakernel_report.h"
 #include "app/gui/camera_control.h"
 #include "app/gui/panels.h"
+#include "render/gpu.h"
 
 namespace mv::gui {
 
@@ -107,6 +109,11 @@ bool Viewer::queue_smoke_actions() {
       const std::string name = a.value;
       state_.queue("Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
       switched = true;
+    } else {  // a megakernel setting (parse_smoke_action admits no other action)
+      const std::string name = a.action, value = a.value;
+      state_.queue_megakernel("Set megakernel " + name + "=" + value,
+                              [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });
+      switched = true;
     }
   }
   return switched;
@@ -173,6 +180,8 @@ void Viewer::render_step() {
   try {
     const FrameStats fs = session_->advance();
     if (fs.step.paths > 0) state_.paths_per_second.add(fs.paths_per_second);
+    if (const MegakernelControl* m = session_->megakernel(); m && fs.step.tasks > 0)
+      state_.megakernel_rates.add(m->stats(), fs.step.busy_ms, gpu_info().clock_khz);
   } catch (const std::exception& e) {
     state_.report("Render", e);
     state_.paused = true;

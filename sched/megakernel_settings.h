@@ -1,0 +1,112 @@
+// The priority megakernel's settings and statistics (sched/megakernel.cuh, Kerbl 2012 §3–§6) in plain
+// C++: the viewer's panels, the command line and the capture sidecar read and write them without CUDA
+// headers, through MegakernelControl (what Session::megakernel() returns).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "base/errors.h"
+
+namespace mv {
+
+/// Settings of the megakernel beyond ScheduleSettings (block_size is taken from there). Changing
+/// segment_size or blocks_per_sm rebuilds the queue at the next step; the others apply to the next slice.
+struct MegakernelSettings {
+  /// Segment size S (§3.2): a power of two in [32, 512]. The paper's runs use 256.
+  uint32_t segment_size = 256;
+  /// The controller sorts (§4.3). false: the queue runs in plain FIFO order (the fair comparison).
+  bool controller = true;
+  /// §5.2 collision avoidance: lock a pair only when the buffer ahead covers the sort time.
+  bool time_management = true;
+  /// §5.3 metadata: measure each task's shortest duration and keep per-segment minima. false: every
+  /// buffer segment counts `constant_segment_cycles` (§5.4, "a constant global variable").
+  bool collect_metadata = true;
+  /// §5.4: > 0 assumes every task takes this many cycles instead of measuring (needs collect_metadata).
+  uint32_t static_task_cycles = 0;
+  /// Buffer time per segment when collect_metadata is false, in cycles.
+  uint32_t constant_segment_cycles = 100000;
+  /// §5.4's global multiplier on the buffer time (> 1: optimistic, sorts more, collides more).
+  float buffer_multiplier = 1.0f;
+  /// false: Kerbl's buffer = Σ over buffer segments of their shortest task (one segment per task
+  /// duration; right when workers ≤ S). true: floor(R / W) × the shortest of them, R entries ahead of the
+  /// pair and W worker warps (the bound of sched/queue_model.h; right when W > S, as on an H100).
+  bool wave_aware_buffer = false;
+  /// Record the slice's dequeue order (priorities) and compute its order score S(n) (sched/score.h).
+  bool record_order = false;
+  /// At most this many dequeues per slice are recorded.
+  uint32_t record_capacity = 1u << 16;
+  /// Watchdog: the longest any busy-wait may last, and the host's limit on one slice (then it asks the
+  /// kernel to stop, which ends the slice early but cleanly), in seconds, (0, 60].
+  double watchdog_seconds = 2.0;
+  /// Resident blocks per SM (0: the most the occupancy calculator allows).
+  uint32_t blocks_per_sm = 0;
+  /// Controller blocks P in [1, 64] (beyond Kerbl, who uses one): blocks 0 … P−1 sort, the rest work.
+  /// Controller i restarts its back-to-front walk (Fig 2) at the back of the i-th of P equal ranges of the
+  /// sortable queue, so P walks run staggered like a pipelined bubble sort; they meet only through the
+  /// segments' try-locks, which keep any overlap safe. An H100's 132 SMs drain a segment far faster than
+  /// one block can merge the queue (docs/perf.md); P > 1 multiplies the merge rate.
+  uint32_t controllers = 1;
+  /// How a rebuild orders the queue: true (default) by descending priority, as the controller would
+  /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
+  /// Kerbl §6.2). Only a rebuild reads it.
+  bool rebuild_sorted = true;
+
+  /// Throws InputError naming the first setting out of range.
+  void validate() const {
+    auto bad = [](const char* field, const std::string& msg) { throw InputError("", field, msg); };
+    if (segment_size < 32 || segment_size > 512 || (segment_size & (segment_size - 1)))
+      bad("segment_size", std::to_string(segment_size) + " is not a power of two in [32, 512]");
+    if (!(buffer_multiplier > 0.f) || !std::isfinite(buffer_multiplier))
+      bad("buffer_multiplier", "must be a finite number > 0");
+    if (!(watchdog_seconds > 0.0) || watchdog_seconds > 60.0) bad("watchdog_seconds", "must be in (0, 60]");
+    if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
+    if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
+    if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
+  }
+};
+
+/// What the GUI shows about the megakernel (stats()); cumulative values count since the last rebuild.
+struct MegakernelStats {
+  // ---- launch configuration ----
+  uint32_t grid_blocks = 0;       ///< blocks of the persistent grid (blocks 0 … P−1: controllers)
+  uint32_t controllers = 0;       ///< controller blocks P of the last slice
+  uint32_t blocks_per_sm = 0;
+  uint32_t worker_warps = 0;
+  uint32_t registers = 0;         ///< registers per thread of the kernel
+  uint32_t capacity = 0;          ///< ring capacity C
+  // ---- last slice ----
+  uint64_t queue_length = 0;      ///< entries in the queue after the slice (= unfinished tasks)
+  uint64_t dequeues = 0;          ///< tickets taken in the slice
+  double tasks_per_second = 0.0;  ///< task executions / busy time
+  bool stopped_by_host = false;   ///< the slice hit the host stop flag (request_stop or time limit)
+  double order_score = -1.0;      ///< S(n) of the recorded dequeue order; −1 when not recorded
+  uint64_t recorded = 0;          ///< how many dequeues the score covers
+  // ---- cumulative ----
+  uint64_t slices = 0;
+  uint64_t sort_passes[3] = {0, 0, 0};      ///< per SortMethod
+  uint64_t sort_cycles_max[3] = {0, 0, 0};  ///< §5.3.2: the longest lock-to-unlock time per method
+  uint64_t lock_collisions = 0;   ///< worker accesses that met a locked segment
+  uint64_t wait_cycles = 0;       ///< worker cycles spent waiting for unlocks
+  uint64_t ctrl_lock_failures = 0;
+  uint64_t ctrl_time_refusals = 0;
+  uint64_t ctrl_restarts = 0;
+  uint64_t ctrl_not_full = 0;
+  uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
+};
+
+/// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and
+/// Session::megakernel() returns the active strategy as this interface (null for other strategies).
+class MegakernelControl {
+ public:
+  virtual ~MegakernelControl() = default;
+  /// The settings the next step reads (segment_size and blocks_per_sm changes rebuild the queue there;
+  /// the others apply to the next slice). The step validates them (InputError naming the field).
+  virtual MegakernelSettings& settings() = 0;
+  virtual const MegakernelSettings& settings() const = 0;
+  /// The last slice's numbers and the counters since the last rebuild (all zero before the first step).
+  virtual const MegakernelStats& stats() const = 0;
+};
+
+}  // namespace mv
