@@ -200,6 +200,8 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--size", sb.size, "strand workload size WxH (default: the paper's strand count)");
   cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
   cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
+  cmd->add_flag("--managed-counter", sb.managed_counter,
+                "unified-memory strategies: the active/work counter in managed memory too, read by the host through its page");
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv and P.png (--out-prefix)");
   cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
   cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv and P.png");
@@ -212,7 +214,7 @@ void check_bench_mode(const CLI::App& cmd) {
   const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
                                                "--seed",      "--wave-size", "--priority", "--strategies"};
   const std::vector<std::string> strand_only = {"--strategy", "--grid",  "--size",              "--permute-seed",
-                                                "--no-prefetch", "--sweep", "--sweep-max-threads", "--out-prefix"};
+                                                "--no-prefetch", "--managed-counter", "--sweep", "--sweep-max-threads", "--out-prefix"};
   for (const std::string& name : strands ? patch_only : strand_only)
     if (cmd.count(name) > 0)
       throw InputError("", name,

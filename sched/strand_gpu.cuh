@@ -22,10 +22,11 @@
 // Memory. State, status and step count live in three arrays of N entries (Diderot's strand array,
 // §3.1). Batch and queue kernels keep a strand's state in registers from init to its end and store it
 // once; BSP kernels load and store it every super-step. The unified-memory variants allocate the arrays
-// and the counter with cudaMallocManaged, advise the arrays' preferred location to the GPU and, with
-// StrandRunSettings::prefetch, prefetch them to the GPU before the first kernel. The host resets and
-// reads the counter through its page (§3.1's metadata), so that page migrates between host and GPU on
-// demand, twice per BSP super-step; the results reach the host by page faults when it reads them. On a
+// with cudaMallocManaged, advise their preferred location to the GPU and, with
+// StrandRunSettings::prefetch, prefetch them to the GPU before the first kernel. The counter is device
+// memory unless StrandRunSettings::managed_counter: then the host resets and reads it through its page,
+// which migrates between host and GPU twice per BSP super-step. The results reach the host by page
+// faults when it reads them. On a
 // device without concurrent managed access the hints and the prefetch are skipped (StrandTimings::notes).
 //
 // Timed region (StrandTimings): CUDA events on the default stream, from before the prefetch / counter
@@ -255,14 +256,20 @@ class CudaStrands final : public StrandStrategy<W> {
       m_state = ManagedBuffer<State>(n);
       m_status = ManagedBuffer<StrandStatus>(n);
       m_steps = ManagedBuffer<uint32_t>(n);
-      m_counter = ManagedBuffer<unsigned long long>(1);
       a = {m_state.data(), m_status.data(), m_steps.data()};
-      counter = m_counter.data();
+      if (s.managed_counter) {
+        m_counter = ManagedBuffer<unsigned long long>(1);
+        counter = m_counter.data();
+      } else {
+        d_counter.resize(1);
+        counter = d_counter.data();
+      }
       if (concurrent_managed) {
         managed_advise(m_state.data(), m_state.bytes(), cudaMemAdviseSetPreferredLocation, device);
         managed_advise(m_status.data(), m_status.bytes(), cudaMemAdviseSetPreferredLocation, device);
         managed_advise(m_steps.data(), m_steps.bytes(), cudaMemAdviseSetPreferredLocation, device);
-        r.timing.notes = s.prefetch ? "managed memory, prefetched to the GPU" : "managed memory, no prefetch";
+        r.timing.notes = std::string(s.prefetch ? "managed memory, prefetched to the GPU" : "managed memory, no prefetch") +
+                         (s.managed_counter ? ", managed counter" : "");
       } else {
         r.timing.notes = "managed memory; no concurrent managed access on this device: hints and prefetch skipped";
       }
@@ -281,8 +288,9 @@ class CudaStrands final : public StrandStrategy<W> {
     const uint32_t* perm = v_.permute ? d_perm.data() : nullptr;
 
     // The counter at 0: stream-ordered on the device; through the page (after a sync) when managed.
+    const bool host_counter = v_.managed && s.managed_counter;
     auto reset_counter = [&] {
-      if (v_.managed) {
+      if (host_counter) {
         MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
         *counter = 0;
       } else {
@@ -291,7 +299,7 @@ class CudaStrands final : public StrandStrategy<W> {
     };
     auto read_counter = [&]() -> unsigned long long {
       unsigned long long h = 0;
-      if (v_.managed) {
+      if (host_counter) {
         MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
         h = *counter;
       } else {

@@ -39,6 +39,12 @@ struct StrandRunSettings {
   GridConfig grid;                  ///< GPU strategies: n, b (and c for the global queues), or auto
   uint64_t permute_seed = 1;        ///< seed of the index-space permutation (the *-permute strategies)
   bool prefetch = true;             ///< unified-memory strategies: cudaMemPrefetchAsync the strand arrays to the GPU
+  /// Unified-memory strategies: the BSP loop's active counter (and the queue's work counter) in managed
+  /// memory too, reset and read by the host through its page. Off (default): the counter is device memory
+  /// read with cudaMemcpy, as in the non-managed strategies, and only the strand arrays (Lehmann §3.1's
+  /// strand array, the data the paper puts in unified memory) are managed. On, the page migrates twice
+  /// per super-step (measured: docs/perf.md).
+  bool managed_counter = false;
   uint32_t max_steps = 0xffffffffu; ///< per-strand update bound, as run_strand's (then the strand stays Active)
   uint32_t cpu_block = 4096;        ///< cpu-parallel: strands per TBB block, [1, 2^24]
 };

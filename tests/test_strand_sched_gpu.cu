@@ -124,17 +124,21 @@ INSTANTIATE_TEST_SUITE_P(AppendixA, GpuStrandStrategy,
                            return n;
                          });
 
-TEST(GpuStrandStrategies, UnifiedMemoryWithAndWithoutPrefetchAndAnyPermutationSeedAgree) {
+TEST(GpuStrandStrategies, UnifiedMemoryWithAndWithoutPrefetchOrManagedCounterAndAnyPermutationSeedAgree) {
   MV_REQUIRE_GPU();
   const MandelbrotStrands w = test::mandelbrot_cases()[1];
   const StrandResult seq = test::run_mandelbrot(w, "sequential");
   for (const char* name : {"cuda-unified-memory", "cuda-global-queue-unified-memory"}) {
     for (bool prefetch : {true, false}) {
-      StrandRunSettings s;
-      s.prefetch = prefetch;
-      const StrandResult r = test::run_mandelbrot(w, name, s);
-      EXPECT_TRUE(test::same_result(seq, r)) << name << " prefetch " << prefetch;
-      EXPECT_NE(r.timing.notes.find("managed memory"), std::string::npos) << r.timing.notes;
+      for (bool managed_counter : {false, true}) {
+        StrandRunSettings s;
+        s.prefetch = prefetch;
+        s.managed_counter = managed_counter;
+        const StrandResult r = test::run_mandelbrot(w, name, s);
+        EXPECT_TRUE(test::same_result(seq, r)) << name << " prefetch " << prefetch << " counter " << managed_counter;
+        EXPECT_NE(r.timing.notes.find("managed memory"), std::string::npos) << r.timing.notes;
+        EXPECT_EQ(r.timing.notes.find("managed counter") != std::string::npos, managed_counter) << r.timing.notes;
+      }
     }
   }
   for (const char* name : {"cuda-permute", "cuda-batch-permute"}) {

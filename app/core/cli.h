@@ -140,6 +140,7 @@ struct StrandBenchCommand {
   int repeat = 5;
   uint64_t permute_seed = 1;            ///< the *-permute strategies' permutation
   bool prefetch = true;                 ///< the unified-memory strategies' prefetch
+  bool managed_counter = false;         ///< StrandRunSettings::managed_counter
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]

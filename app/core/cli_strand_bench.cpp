@@ -342,6 +342,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
   }
   s.permute_seed = c.permute_seed;
   s.prefetch = c.prefetch;
+  s.managed_counter = c.managed_counter;
   if (c.sweep && (c.sweep_max_threads < 4096 || c.sweep_max_threads > (1u << 26)))
     throw InputError("", "--sweep-max-threads",
                      fmt::format("{} is out of range [4096, {}]", c.sweep_max_threads, 1u << 26));
