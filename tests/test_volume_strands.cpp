@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -25,11 +24,8 @@
 namespace mv {
 namespace {
 
-namespace fs = std::filesystem;
 using test::kEyeDistance;
 using test::kSphereRadius;
-
-const char* const kCh2 = "/usr/share/mricron/templates/ch2.nii.gz";
 
 /// Runs f, expects an InputError whose file and field are the given ones and whose text contains `parts`.
 std::string expect_input_error(const std::function<void()>& f, const std::string& file, const std::string& field,
@@ -491,8 +487,10 @@ TEST(IllustVr, ParamsAreValidated) {
 // step statistics on ch2 (Lehmann 2023 Fig 3.2's μ, σ, CV), small images
 
 TEST(VolumeStrandsCh2, StepStatisticsAreFiniteAndPrinted) {
-  if (!fs::exists(kCh2)) GTEST_SKIP() << kCh2 << " is not installed (Debian package mricron-data)";
-  const Volume vol = load_volume(kCh2);
+  std::string why;
+  const std::string ch2 = test::ch2_path(why);
+  if (ch2.empty()) GTEST_SKIP() << why;
+  const Volume vol = load_volume(ch2);
   const VolumeView view = make_view(vol);
   VrLiteCamParams vp;
   vp.width = 115, vp.height = 90;  // a quarter of 460 × 360 per side
@@ -591,7 +589,8 @@ TEST(StrandsCli, WritesThePngAndPrintsStepStatistics) {
 }
 
 TEST(StrandsCli, RendersCh2WithBothRayCasters) {
-  if (!fs::exists(kCh2)) GTEST_SKIP() << kCh2 << " is not installed (Debian package mricron-data)";
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
   test::TempDir dir("strands");
   for (const std::string wl : {"vr-lite-cam", "illust-vr"}) {
     const std::string out = dir / (wl + ".png");

@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -179,8 +178,9 @@ TEST(VolumeStrandsGpu, SphereMatchesTheCpu) {
 
 TEST(VolumeStrandsGpu, Ch2MatchesTheCpu) {
   MV_REQUIRE_GPU();
-  const char* path = "/usr/share/mricron/templates/ch2.nii.gz";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not installed (Debian package mricron-data)";
+  std::string why;
+  const std::string path = test::ch2_path(why);
+  if (path.empty()) GTEST_SKIP() << why;
   const Volume v = load_volume(path);
   const DeviceVolume dv(v);
   const VolumeView hv = make_view(v);

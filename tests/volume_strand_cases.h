@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "render/field/analytic.h"
 #include "render/field/volume.h"
+#include "render/field/volume_io.h"
 #include "render/strands/illust_vr.h"
 #include "render/strands/vr_lite_cam.h"
 
@@ -96,6 +98,17 @@ CpuRun<W> run_all_cpu(const W& w) {
     r.color[w.pixel(i)] = w.color(r.state[i], r.status[i]);
   }
   return r;
+}
+
+/// The Colin27 MRI (ch2) as default_volume_path resolves it ($MEGAVIEW_VOLUMES/ch2.nii.gz first, then
+/// Debian's mricron-data), or "" with the reason in `why` (the tests then skip).
+inline std::string ch2_path(std::string& why) {
+  try {
+    return default_volume_path("ch2");
+  } catch (const std::exception& e) {
+    why = std::string(e.what()) + " (install mricron-data, or set MEGAVIEW_VOLUMES to a folder holding ch2.nii.gz)";
+    return "";
+  }
 }
 
 /// Mean, population σ and CV of step counts.
