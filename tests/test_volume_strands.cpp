@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/core/image_io.h"
+#include "app/core/volume_strand_workloads.h"
 #include "base/errors.h"
 #include "render/field/device_volume.h"
 #include "render/field/volume_filter.h"
@@ -559,6 +560,37 @@ TEST(VolumeFilter, GaussianKeepsConstantsAndSmoothsASpike) {
   EXPECT_NE(s.source.find("gaussian"), std::string::npos);
   EXPECT_EQ(smooth_volume(v, 0.f).data, v.data);
   expect_input_error([&] { smooth_volume(v, 20.f); }, "spike", "smooth", {"[0, 16]"});
+}
+
+// ---------------------------------------------------------------------------------------------------
+// workloads by name (for the strand bench's registry)
+
+TEST(VolumeStrandWorkloads, Ch2IsLoadedOnceAndShared) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const VolumeView& a = shared_volume_view("ch2", Side::Host);
+  const VolumeView& b = shared_volume_view("ch2", Side::Host);
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(a.data, b.data);
+  EXPECT_EQ(a.nx, 181);
+  const VrLiteCam vr = vr_lite_cam_workload(46, 36, Side::Host);
+  EXPECT_EQ(vr.vol.data, a.data);
+  EXPECT_EQ(vr.num_strands(), 46u * 36u);
+  const IllustVr il = illust_vr_workload(64, 48, Side::Host);
+  EXPECT_EQ(il.num_strands(), 64u * 48u);
+  EXPECT_EQ(il.kernel, KernelKind::Bspln3);
+  // Same image as a workload built by hand on a freshly loaded ch2.
+  VrLiteCamParams p;
+  p.width = 46, p.height = 36;
+  const Volume v = load_volume(test::ch2_path(why));
+  const auto x = test::run_all_cpu(vr), y = test::run_all_cpu(make_vr_lite_cam(make_view(v), p));
+  EXPECT_EQ(x.steps, y.steps);
+  if (!gpu_available()) {
+    EXPECT_THROW(shared_volume_view("ch2", Side::Device), std::runtime_error);
+    EXPECT_THROW(vr_lite_cam_workload(46, 36, Side::Device), std::runtime_error);
+  }
+  expect_input_error([] { shared_volume_view("no-such-volume-xyz", Side::Host); }, "no-such-volume-xyz", "",
+                     {"no volume found"});
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
+#include "app/core/volume_strand_workloads.h"
 #include "render/field/device_volume.h"
 #include "render/field/volume_io.h"
 #include "test_support.h"
@@ -190,6 +191,19 @@ TEST(VolumeStrandsGpu, Ch2MatchesTheCpu) {
   IllustVrParams ip;
   ip.width = 320, ip.height = 240;  // half of 640 × 480 per side
   expect_gpu_matches_cpu(make_illust_vr(hv, ip), make_illust_vr(dv.view(), ip), "ch2 illust-vr 320x240");
+}
+
+TEST(VolumeStrandsGpu, SharedCh2WorkloadsRunOnTheDevice) {
+  MV_REQUIRE_GPU();
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const VolumeView& d = shared_volume_view("ch2", Side::Device);
+  EXPECT_EQ(&d, &shared_volume_view("ch2", Side::Device));  // uploaded once
+  EXPECT_NE(d.data, shared_volume_view("ch2", Side::Host).data);
+  expect_gpu_matches_cpu(vr_lite_cam_workload(92, 72, Side::Host), vr_lite_cam_workload(92, 72, Side::Device),
+                         "shared ch2 vr-lite-cam 92x72");
+  expect_gpu_matches_cpu(illust_vr_workload(128, 96, Side::Host), illust_vr_workload(128, 96, Side::Device),
+                         "shared ch2 illust-vr 128x96");
 }
 
 }  // namespace
