@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/core/cli.h"
+#include "app/core/cli_strands.h"
 #include "app/gui/gui.h"
 #include "base/errors.h"
 
@@ -241,6 +242,26 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
   return cmd;
 }
 
+CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
+  CLI::App* cmd = app.add_subcommand(
+      "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
+  cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr or mandelbrot")
+      ->check(CLI::IsMember({"vr-lite-cam", "illust-vr", "mandelbrot"}))
+      ->capture_default_str();
+  cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")->capture_default_str();
+  cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)");
+  cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)");
+  cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")->check(CLI::PositiveNumber);
+  cmd->add_option("--azimuth", s.azimuth, "orbit camera azimuth, degrees (0: from the front)")->capture_default_str();
+  cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")->capture_default_str();
+  cmd->add_option("--distance", s.distance, "eye distance from the volume centre (default: ch2's, or framing)");
+  cmd->add_option("--smooth", s.smooth, "Gaussian pre-blur of the volume, sigma in voxels (0: none)")
+      ->check(CLI::Range(0.f, 16.f))
+      ->capture_default_str();
+  cmd->add_option("--out", s.out, "output PNG")->required();
+  return cmd;
+}
+
 CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
   CLI::App* cmd = app.add_subcommand(
       "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
@@ -328,6 +349,8 @@ int run(int argc, char** argv) {
   CLI::App* bound_cmd = add_allocation_bound_command(app, bound_c);
   SchedBenchCommand sched_bench;
   CLI::App* sched_bench_cmd = add_sched_bench_command(app, sched_bench);
+  StrandsCommand strands;
+  CLI::App* strands_cmd = add_strands_command(app, strands);
 
   try {
     app.parse(argc, argv);
@@ -386,6 +409,8 @@ int run(int argc, char** argv) {
     run_allocation_bound(b);
   } else if (sched_bench_cmd->parsed()) {
     run_sched_bench(sched_bench);
+  } else if (strands_cmd->parsed()) {
+    run_strands(strands);
   }
   return 0;
 }

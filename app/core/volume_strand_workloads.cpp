@@ -1,0 +1,54 @@
+// app/core/volume_strand_workloads.h.
+#include "app/core/volume_strand_workloads.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "render/field/device_volume.h"
+#include "render/field/volume_io.h"
+
+namespace mv {
+
+namespace {
+
+struct Shared {
+  Volume host;
+  VolumeView host_view;
+  std::unique_ptr<DeviceVolume> device;
+};
+
+}  // namespace
+
+const VolumeView& shared_volume_view(const std::string& name, Side side) {
+  static std::mutex mutex;
+  // Never freed (not even at exit, where the CUDA runtime may already be gone): views stay valid.
+  static auto* cache = new std::map<std::string, std::unique_ptr<Shared>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Shared>& entry = (*cache)[name];
+  if (!entry) {
+    auto s = std::make_unique<Shared>();
+    s->host = load_volume(default_volume_path(name));
+    s->host_view = make_view(s->host);
+    entry = std::move(s);
+  }
+  if (side == Side::Host) return entry->host_view;
+  if (!entry->device) entry->device = std::make_unique<DeviceVolume>(entry->host);
+  return entry->device->view();
+}
+
+VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side) {
+  VrLiteCamParams p;
+  p.width = width;
+  p.height = height;
+  return make_vr_lite_cam(shared_volume_view("ch2", side), p);
+}
+
+IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side) {
+  IllustVrParams p;
+  p.width = width;
+  p.height = height;
+  return make_illust_vr(shared_volume_view("ch2", side), p);
+}
+
+}  // namespace mv

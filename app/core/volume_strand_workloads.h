@@ -1,0 +1,29 @@
+// The volume strand workloads built by name for the strand bench and the CLI: the volume is loaded once
+// per process and shared; CPU strategies get a workload over its host samples, GPU strategies one over a
+// DeviceVolume uploaded on first use. For app/core/strand_workloads.cu's registry (one line each, with
+// the strategy's side: StrandStrategyInfo::needs_gpu → Side::Device).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/common.h"
+#include "render/field/volume.h"
+#include "render/strands/illust_vr.h"
+#include "render/strands/vr_lite_cam.h"
+
+namespace mv {
+
+/// The view of volume `name` (default_volume_path: a path, $MEGAVIEW_VOLUMES/name…, or "ch2") on `side`.
+/// The first call per name loads it (load_volume); the first Side::Device call per name uploads it
+/// (DeviceVolume: check_volume_fits(v, true), and std::runtime_error without a GPU). Both stay until the
+/// process ends, so the returned reference stays valid. Thread-safe. Throws what those throw.
+const VolumeView& shared_volume_view(const std::string& name, Side side);
+
+/// vr-lite-cam on ch2 with the default parameters (Lehmann 2023 Fig 3.2's 460 × 360 by default) at
+/// width × height, over ch2's samples on `side`.
+VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side);
+/// illust-vr on ch2 with the default parameters (640 × 480 in the paper) at width × height on `side`.
+IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side);
+
+}  // namespace mv

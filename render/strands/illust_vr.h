@@ -1,0 +1,147 @@
+// The `illust-vr` strand workload: curvature-based illustrative volume rendering (Kindlmann, Whitaker,
+// Tasdizen, Möller 2003, "Curvature-based transfer functions for direct volume rendering"; Lehmann 2023
+// §4.1.1 and Fig 3.2: 307,200 strands, a 640 × 480 image; Appendix A.1).
+//
+// One strand per pixel, one update per ray step as in vr-lite-cam (render/strands/volume_ray.h), but each
+// sample probes value, gradient g and Hessian H (bspln3 by default: C2, so the curvature is continuous)
+// and computes:
+//  - principal curvatures κ1 ≥ κ2 of the isosurface (render/field/curvature.h), in Kindlmann's convention
+//    by default (bright objects on a dark background are convex: n = −g/|g|), or megaview's (n = +g/|g|,
+//    the sign of a distance field that increases outward);
+//  - colour from the 2D (κ1, κ2) transfer function (render/strands/transfer_function.h: surface classes
+//    by shape index, Kindlmann 2003 Fig. 5), shaded by a headlight: colour·(ka + kd·|n·d|);
+//  - opacity from the 1D map of the value (its colours are not used), step-corrected;
+//  - contours (Kindlmann 2003 §5, thickness-controlled): with v = d the view direction, v_t = v − (v·n)n
+//    its tangential part and κ_v = v_tᵀ H v_t / (|g|·|v_t|²) the normal curvature along it, a point is on
+//    the contour when |n·v| ≤ sqrt(T·κ(2 − T·κ)), κ = min(|κ_v|, 1/T), T = contour_thickness (world
+//    units): the band of points within image distance T of the silhouette of the osculating circle, so
+//    lines keep a constant thickness where the surface bends sharply or gently. |κ_v| (not κ_v > 0 as in
+//    the paper, which assumes one sign convention) also draws valleys seen edge-on. The contour weight is
+//    w = clamp((1 − |n·v|/sqrt(T·κ(2 − T·κ)))/0.25, 0, 1) (a soft inner edge) and darkens:
+//    colour ← colour·(1 − s·w) + contour_color·s·w, s = contour_strength.
+//  Where |g| ≤ min_gradient no normal exists: the flat colour, unshaded (ka + kd), no contour.
+// Composited front to back with early termination at opacity_threshold; never dies.
+//
+// Device use and CPU/GPU agreement: as vr-lite-cam (trivially copyable, ~3.5 KiB; color() reads only the
+// state).
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+#include "render/field/curvature.h"
+#include "render/field/field.h"
+#include "render/strands/strand.h"
+#include "render/strands/transfer_function.h"
+#include "render/strands/volume_ray.h"
+
+namespace mv {
+
+/// Which way curvature signs point (render/field/curvature.h).
+enum class CurvatureConvention : uint8_t {
+  Kindlmann = 0,  ///< n = −∇F/|∇F|: objects brighter than their surroundings are convex (MRI, CT)
+  Megaview = 1,   ///< n = +∇F/|∇F|: a distance field increasing outward is convex (κ = +1/r on a sphere)
+};
+
+struct IllustVrParams {
+  uint32_t width = 640, height = 480;   ///< strands (pixels), [1, 16384] each
+  PinholeCamera camera = ch2_camera();  ///< world units
+  KernelKind kernel = KernelKind::Bspln3;  ///< ctmr or bspln3 (tent has no Hessian)
+  float step_voxels = 0.5f;             ///< (0, 16]
+  float opacity_threshold = 0.95f;      ///< (0, 1]
+  TransferFunction1D tf = ch2_illust_tf();  ///< opacity from the value (colours unused)
+  CurvatureColors curvature;            ///< the 2D (κ1, κ2) map; κ in 1/world units
+  CurvatureConvention convention = CurvatureConvention::Kindlmann;
+  float contour_thickness = 1.5f;       ///< T, world units, [0, 1e6] (0: no contours)
+  float contour_strength = 0.85f;       ///< [0, 1]
+  Vec3 contour_color{0.f};              ///< [0, 1] per channel
+  float ka = 0.3f, kd = 0.7f;           ///< headlight weights, each [0, 4]
+  float min_gradient = 1e-3f;           ///< |∇F| at or below this has no normal, [0, ∞)
+  Vec3 background{1.f};                 ///< [0, 1] per channel (white, like an illustration)
+
+  /// Throws InputError("illust-vr", "<field>", "<value> is out of range …"), or for kernel tent
+  /// InputError("illust-vr", "kernel", "tent has no usable Hessian …").
+  void validate() const;
+};
+
+/// What one illust-vr sample computes (exposed for tests and tools).
+struct IllustSample {
+  Vec3 rgb{0.f};     ///< shaded and contour-darkened colour
+  float alpha = 0.f; ///< step-corrected opacity
+  Curvature curv;    ///< κ1 ≥ κ2 in the workload's convention (valid = false: no normal)
+  float contour = 0.f;  ///< contour weight w in [0, 1]
+};
+
+struct IllustVr {
+  using State = RayState;
+
+  VolumeView vol;
+  IndexBox box;
+  RayCamera cam;
+  KernelKind kernel = KernelKind::Bspln3;
+  CurvatureConvention convention = CurvatureConvention::Kindlmann;
+  float step = 0.5f, threshold = 0.95f;
+  float ka = 0.3f, kd = 0.7f, min_gradient = 1e-3f;
+  float thickness = 1.5f, contour_strength = 0.85f;
+  Vec3 contour_color{0.f}, flat_color{0.85f}, background{1.f};
+  Tf1DTable tf;
+  CurvatureTfTable curvature_tf;
+
+  MV_HD uint32_t num_strands() const { return cam.width * cam.height; }
+  MV_HD uint32_t pixel(uint32_t index) const { return index; }
+  MV_HD State init(uint32_t index) const { return start_ray(vol, box, cam, index % cam.width, index / cam.width); }
+
+  /// The sample at world position `pos` seen along the unit direction `dir`. Curvature and colour are
+  /// only computed where the opacity is positive (else rgb = 0, curv invalid).
+  MV_HD IllustSample sample(Vec3 pos, Vec3 dir) const {
+    IllustSample r;
+    const FieldSample f = probe(vol, kernel, pos, 2);
+    r.alpha = tf.lookup(f.value).a;
+    if (!(r.alpha > 0.f)) return r;
+    r.curv = principal_curvatures(f.gradient, f.hessian, min_gradient);
+    if (!r.curv.valid) {
+      r.rgb = flat_color * (ka + kd);
+      return r;
+    }
+    if (convention == CurvatureConvention::Kindlmann) {
+      const float k1 = -r.curv.k2, k2 = -r.curv.k1;
+      r.curv.k1 = k1;
+      r.curv.k2 = k2;
+    }
+    const float len = length(f.gradient);
+    const Vec3 n = f.gradient * (1.f / len);
+    const float ndv = dot(n, dir), andv = fabsf(ndv);
+    Vec3 c = curvature_tf.lookup(r.curv.k1, r.curv.k2) * (ka + kd * andv);
+    if (thickness > 0.f) {
+      const float vt2 = 1.f - ndv * ndv;
+      if (vt2 > 1e-6f) {
+        const Vec3 vt = dir - n * ndv;
+        const float kv = fabsf(dot(vt, f.hessian * vt)) / (len * vt2);
+        const float kappa = fminf(kv, 1.f / thickness);
+        const float band = sqrtf(thickness * kappa * (2.f - thickness * kappa));
+        if (band > 0.f) r.contour = fminf(fmaxf((1.f - andv / band) * 4.f, 0.f), 1.f);
+      }
+    }
+    const float w = contour_strength * r.contour;
+    r.rgb = c * (1.f - w) + contour_color * w;
+    return r;
+  }
+
+  MV_HD StrandStatus update(State& s) const {
+    if (ray_missed(s)) return StrandStatus::Stable;
+    const float t = ray_t(s, step);
+    const IllustSample c = sample(cam.eye + s.dir * t, s.dir);
+    if (c.alpha > 0.f) composite(s, c.rgb, c.alpha);
+    return advance_ray(s, step, threshold) ? StrandStatus::Stable : StrandStatus::Active;
+  }
+
+  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray_final_color(s, background); }
+};
+
+static_assert(std::is_trivially_copyable_v<IllustVr>, "strategies copy workloads to the device");
+
+/// Builds the workload on `volume` (host or device view; only metadata is read). Throws
+/// InputError("illust-vr", field, …) for bad parameters or a volume check_strand_volume refuses.
+IllustVr make_illust_vr(const VolumeView& volume, const IllustVrParams& p);
+
+}  // namespace mv

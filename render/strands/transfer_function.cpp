@@ -1,0 +1,176 @@
+// Host side of render/strands/transfer_function.h: validation, sampling, defaults.
+#include "render/strands/transfer_function.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "base/errors.h"
+
+namespace mv {
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void check_unit(const std::string& context, const std::string& field, float v) {
+  if (!(v >= 0.f && v <= 1.f)) throw InputError(context, field, num(v) + " is out of range [0, 1]");
+}
+
+void check_color(const std::string& context, const std::string& field, Vec3 c) {
+  check_unit(context, field + ".r", c.x);
+  check_unit(context, field + ".g", c.y);
+  check_unit(context, field + ".b", c.z);
+}
+
+Vec3 lerp(Vec3 a, Vec3 b, float t) { return a + (b - a) * t; }
+
+/// RGB in [0, 1] to RGB8, R in the low byte (alpha byte 255).
+uint32_t pack_rgb8(Vec3 c) {
+  const auto q = [](float v) { return static_cast<uint32_t>(fminf(fmaxf(v, 0.f), 1.f) * 255.f + 0.5f); };
+  return q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (255u << 24);
+}
+
+}  // namespace
+
+// ---- 1D ----
+
+void TransferFunction1D::validate(const std::string& context) const {
+  if (points.size() < 2 || points.size() > 64)
+    throw InputError(context, "tf.points", std::to_string(points.size()) + " control points; give 2 to 64");
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string f = "tf.points[" + std::to_string(i) + "]";
+    const TfPoint& p = points[i];
+    if (!std::isfinite(p.value)) throw InputError(context, f + ".value", num(p.value) + " is not a finite number");
+    if (i > 0 && !(p.value > points[i - 1].value))
+      throw InputError(context, f + ".value",
+                       num(p.value) + " is out of range: values must increase strictly (previous point " +
+                           num(points[i - 1].value) + ")");
+    check_color(context, f + ".color", p.color);
+    check_unit(context, f + ".opacity", p.opacity);
+  }
+}
+
+Rgba TransferFunction1D::eval(float value) const {
+  const TfPoint* a = &points.front();
+  const TfPoint* b = a;
+  if (value <= points.front().value) {
+    b = a;
+  } else if (value >= points.back().value) {
+    a = b = &points.back();
+  } else {
+    for (size_t i = 1; i < points.size(); ++i)
+      if (value <= points[i].value) {
+        a = &points[i - 1];
+        b = &points[i];
+        break;
+      }
+  }
+  const float t = b->value > a->value ? (value - a->value) / (b->value - a->value) : 0.f;
+  const Vec3 c = lerp(a->color, b->color, t);
+  return {c.x, c.y, c.z, a->opacity + (b->opacity - a->opacity) * t};
+}
+
+Tf1DTable sample_tf1d(const TransferFunction1D& tf, float step_voxels, const std::string& context) {
+  tf.validate(context);
+  if (!(step_voxels > 0.f && step_voxels <= 1e3f))
+    throw InputError(context, "step_voxels", num(step_voxels) + " is out of range (0, 1000]");
+  Tf1DTable t;
+  const double lo = tf.points.front().value, hi = tf.points.back().value;
+  t.vmin = static_cast<float>(lo);
+  t.scale = static_cast<float>((kTf1DEntries - 1) / (hi - lo));
+  for (int j = 0; j < kTf1DEntries; ++j) {
+    const double v = j == kTf1DEntries - 1 ? hi : lo + (hi - lo) * j / (kTf1DEntries - 1);
+    Rgba e = tf.eval(static_cast<float>(v));
+    e.a = static_cast<float>(1.0 - std::pow(1.0 - static_cast<double>(e.a), static_cast<double>(step_voxels)));
+    t.node[j] = e;
+  }
+  return t;
+}
+
+TransferFunction1D ch2_vr_lite_tf() {
+  TransferFunction1D tf;
+  tf.points = {
+      {0.f, {0.f, 0.f, 0.f}, 0.f},
+      {35.f, {0.55f, 0.25f, 0.15f}, 0.f},
+      {60.f, {0.85f, 0.55f, 0.4f}, 0.04f},
+      {95.f, {0.95f, 0.8f, 0.65f}, 0.25f},
+      {130.f, {1.f, 0.97f, 0.9f}, 0.8f},
+      {255.f, {1.f, 1.f, 1.f}, 1.f},
+  };
+  return tf;
+}
+
+TransferFunction1D ch2_illust_tf() {
+  TransferFunction1D tf;
+  tf.points = {
+      {0.f, {1.f, 1.f, 1.f}, 0.f},
+      {40.f, {1.f, 1.f, 1.f}, 0.f},
+      {70.f, {1.f, 1.f, 1.f}, 0.5f},
+      {255.f, {1.f, 1.f, 1.f}, 0.9f},
+  };
+  return tf;
+}
+
+// ---- 2D ----
+
+const char* curvature_class_name(CurvatureClass c) {
+  switch (c) {
+    case CurvatureClass::Flat: return "flat";
+    case CurvatureClass::EllipticConvex: return "elliptic convex";
+    case CurvatureClass::EllipticConcave: return "elliptic concave";
+    case CurvatureClass::Hyperbolic: return "hyperbolic";
+    case CurvatureClass::CylindricalConvex: return "cylindrical convex";
+    case CurvatureClass::CylindricalConcave: return "cylindrical concave";
+  }
+  return "?";
+}
+
+void CurvatureColors::validate(const std::string& context) const {
+  if (!(kappa_max > 0.f && kappa_max <= 1e6f))
+    throw InputError(context, "curvature.kappa_max", num(kappa_max) + " is out of range (0, 1e6]");
+  if (!(saturation > 0.f && saturation <= 1.f))
+    throw InputError(context, "curvature.saturation", num(saturation) + " is out of range (0, 1]");
+  check_color(context, "curvature.concave", concave);
+  check_color(context, "curvature.valley", valley);
+  check_color(context, "curvature.saddle", saddle);
+  check_color(context, "curvature.ridge", ridge);
+  check_color(context, "curvature.convex", convex);
+  check_color(context, "curvature.flat", flat);
+}
+
+Vec3 CurvatureColors::eval(float k1, float k2) const {
+  if (k1 < k2) std::swap(k1, k2);
+  const float c = curvedness(k1, k2);
+  if (!(c > 0.f)) return flat;
+  const float s = shape_index(k1, k2);  // [−1, 1]
+  const Vec3 anchors[5] = {concave, valley, saddle, ridge, convex};
+  const float x = fminf(fmaxf((s + 1.f) * 2.f, 0.f), 4.f);
+  const int i = x < 3.f ? static_cast<int>(x) : 3;
+  const Vec3 cls = lerp(anchors[i], anchors[i + 1], x - static_cast<float>(i));
+  const float w = fminf(c / (saturation * kappa_max), 1.f);
+  return lerp(flat, cls, w);
+}
+
+CurvatureTfTable sample_curvature_tf(const CurvatureColors& c, const std::string& context) {
+  c.validate(context);
+  CurvatureTfTable t;
+  constexpr int n = kTfCurvatureSide;
+  t.kappa_max = c.kappa_max;
+  t.scale = static_cast<float>((n - 1) / (2.0 * c.kappa_max));
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a) {
+      const double half = (n - 1) / 2.0;
+      const float k1 = static_cast<float>(c.kappa_max * (a - half) / half);
+      const float k2 = static_cast<float>(c.kappa_max * (b - half) / half);
+      t.node[b * n + a] = pack_rgb8(c.eval(k1, k2));
+    }
+  return t;
+}
+
+}  // namespace mv

@@ -1,0 +1,186 @@
+// What the volume ray-casting strands share (vr-lite-cam, illust-vr; Lehmann 2023 §4.1.1): a pinhole
+// camera, one ray per pixel clipped to the volume's box, sample positions along the ray and front-to-back
+// compositing. Everything that runs per strand is MV_HD and allocation-free; the host helpers
+// (validation, orbit cameras) are in volume_ray.cpp.
+//
+// Ray parameterisation. Strand (pixel) i, j casts x(t) = eye + t·d with d a unit world direction, so t is
+// a world distance from the eye. The ray is clipped to the *field box*: the index-space box where every
+// tap of the reconstruction kernel lies in the grid, R − 1 ≤ p ≤ n − R per axis for a kernel of radius R
+// (Diderot's `inside(x, F)`, render/field/field.h, closed at the top where the last tap has weight 0).
+// Because index = A·(world − o) is affine, t is the same parameter in index space, so the clip is a slab
+// test on A·eye + t·A·d. Samples are taken at t_k = t_enter + k·h (h = step in world units), k = 0, 1, …
+// while t_k ≤ t_exit; a ray that misses the box, or whose box lies behind the eye, has no samples.
+// A camera inside the box starts at t = 0.
+//
+// Compositing (front to back, colours not premultiplied in the transfer functions): with accumulated
+// colour C and opacity A, a sample of colour c and opacity α gives C += (1 − A)·α·c, A += (1 − A)·α. The
+// strand's final colour is C + (1 − A)·background. Early ray termination stops at A ≥ a threshold.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "render/field/kernel.h"
+#include "render/field/volume.h"
+#include "render/math.h"
+
+namespace mv {
+
+/// A pinhole camera in world units (millimetres for medical volumes). `up` need not be orthogonal to the
+/// view direction, only not parallel to it. fov_deg is the vertical field of view, (0, 180).
+struct PinholeCamera {
+  Vec3 eye{0.f, 0.f, 10.f};
+  Vec3 look_at{0.f};
+  Vec3 up{0.f, 1.f, 0.f};
+  float fov_deg = 30.f;
+};
+
+/// The camera resolved for one image: orthonormal right u, up v, forward w (u = w × up normalised,
+/// v = u × w), and the half-height of the image plane at distance 1.
+struct RayCamera {
+  Vec3 eye{0.f}, u{1.f, 0.f, 0.f}, v{0.f, 1.f, 0.f}, w{0.f, 0.f, -1.f};
+  float tan_half = 0.f;  ///< tan(fov/2)
+  uint32_t width = 1, height = 1;
+
+  /// Unit direction through the centre of pixel (i, j), j = 0 the top row, square pixels. The image-plane
+  /// coordinates are computed as (2i + 1 − W)/H and (H − 2j − 1)/H, so mirrored pixels get exactly
+  /// negated coordinates (a centred camera gives a mirror-symmetric ray set).
+  MV_HD Vec3 ray_dir(uint32_t i, uint32_t j) const {
+    const float inv_h = 1.f / static_cast<float>(height);
+    const float x = (static_cast<float>(2 * i + 1) - static_cast<float>(width)) * inv_h * tan_half;
+    const float y = (static_cast<float>(height) - static_cast<float>(2 * j + 1)) * inv_h * tan_half;
+    return normalize(w + u * x + v * y);
+  }
+};
+
+/// The field box of `v` for kernel `k` in index space: [R − 1, n − R] per axis (empty when an axis has
+/// fewer than 2R − 1 samples; make_* factories refuse that).
+struct IndexBox {
+  Vec3 lo{0.f}, hi{0.f};
+};
+MV_HD inline IndexBox field_box(const VolumeView& v, KernelKind k) {
+  const float r = static_cast<float>(kernel_radius(k));
+  return {Vec3{r - 1.f}, Vec3{static_cast<float>(v.nx) - r, static_cast<float>(v.ny) - r, static_cast<float>(v.nz) - r}};
+}
+
+/// Parametric interval [t_enter, t_exit] (t ≥ 0) of the ray eye + t·dir inside `box` (index space of
+/// `v`). Returns false when the ray misses the box or the box is behind the eye.
+MV_HD inline bool clip_ray(const VolumeView& v, const IndexBox& box, Vec3 eye, Vec3 dir, float& t_enter,
+                           float& t_exit) {
+  const Vec3 o = v.world_to_index.apply(eye);
+  const Vec3 d = v.world_to_index.linear(dir);
+  float tn = 0.f, tf = 3.0e38f;
+  for (int a = 0; a < 3; ++a) {
+    const float oa = o[a], da = d[a], lo = box.lo[a], hi = box.hi[a];
+    if (fabsf(da) < 1e-20f) {  // parallel to the slab: inside it or never
+      if (oa < lo || oa > hi) return false;
+      continue;
+    }
+    const float inv = 1.f / da;
+    const float t1 = (lo - oa) * inv, t2 = (hi - oa) * inv;
+    tn = fmaxf(tn, fminf(t1, t2));
+    tf = fminf(tf, fmaxf(t1, t2));
+  }
+  t_enter = tn;
+  t_exit = tf;
+  return tn <= tf;
+}
+
+/// The ray part of a ray-casting strand's state: direction, sample index and the clipped interval
+/// (t_enter > t_exit: no samples), and what has been composited so far.
+struct RayState {
+  Vec3 dir{0.f};         ///< unit world direction
+  float t_enter = 1.f;   ///< first sample's t (world units from the eye)
+  float t_exit = 0.f;    ///< last t a sample may have
+  uint32_t k = 0;        ///< samples taken
+  Vec3 color{0.f};       ///< composited colour C
+  float alpha = 0.f;     ///< composited opacity A
+};
+
+/// Starts the ray of pixel (i, j) (see clip_ray).
+MV_HD inline RayState start_ray(const VolumeView& v, const IndexBox& box, const RayCamera& cam, uint32_t i,
+                                uint32_t j) {
+  RayState s;
+  s.dir = cam.ray_dir(i, j);
+  float tn = 1.f, tf = 0.f;
+  if (clip_ray(v, box, cam.eye, s.dir, tn, tf)) {
+    s.t_enter = tn;
+    s.t_exit = tf;
+  }
+  return s;
+}
+
+/// True when the ray has no samples at all (missed the box).
+MV_HD MV_INLINE bool ray_missed(const RayState& s) { return !(s.t_enter <= s.t_exit); }
+
+/// t of sample k: t_enter + k·h.
+MV_HD MV_INLINE float ray_t(const RayState& s, float h) { return s.t_enter + static_cast<float>(s.k) * h; }
+
+/// Front-to-back "over": C += (1 − A)·α·c, A += (1 − A)·α.
+MV_HD MV_INLINE void composite(RayState& s, Vec3 c, float a) {
+  const float w = (1.f - s.alpha) * a;
+  s.color += c * w;
+  s.alpha += w;
+}
+
+/// After compositing sample k: counts it and says whether the ray is done (the next sample would lie
+/// beyond t_exit, or A ≥ threshold: early ray termination).
+MV_HD MV_INLINE bool advance_ray(RayState& s, float h, float threshold) {
+  ++s.k;
+  return s.alpha >= threshold || ray_t(s, h) > s.t_exit;
+}
+
+/// C + (1 − A)·background.
+MV_HD MV_INLINE Vec3 ray_final_color(const RayState& s, Vec3 background) {
+  return s.color + background * (1.f - s.alpha);
+}
+
+/// x^n for a small integer n by repeated squaring (exact same operations on host and device; powf's
+/// rounding differs between them).
+MV_HD MV_INLINE float ipowf(float x, uint32_t n) {
+  float r = 1.f;
+  while (n) {
+    if (n & 1u) r *= x;
+    x *= x;
+    n >>= 1;
+  }
+  return r;
+}
+
+// ---- host helpers (volume_ray.cpp) ----
+
+/// Resolves `c` for a width × height image. Throws InputError(context, "camera.<field>", …) for a
+/// non-finite position, eye == look_at, up parallel to the view direction (or zero), fov outside (0, 180),
+/// or a size outside [1, 16384].
+RayCamera make_ray_camera(const PinholeCamera& c, uint32_t width, uint32_t height, const std::string& context);
+
+/// World position of the centre of the volume's grid (index (n − 1)/2 per axis).
+Vec3 volume_centre(const VolumeView& v);
+/// Radius of the sphere around volume_centre through the grid's corners (world units).
+float volume_radius(const VolumeView& v);
+/// Smallest world length of one index step along any axis (the voxel size used for "steps in voxels").
+float min_spacing(const VolumeView& v);
+
+/// A camera orbiting the volume's centre (world RAS+: x right, y anterior, z superior), looking at it
+/// with up = +z: azimuth 0° puts the eye on +y (in front of a subject's face), 90° on +x (the subject's
+/// right); elevation is the angle above the x-y plane, [−89, 89]. distance > 0 is the eye's distance from
+/// the centre in world units; distance ≤ 0 frames the grid: volume_radius / sin(fov/2), the distance at
+/// which the grid's bounding sphere just fits the image height. Throws InputError("camera", field, …)
+/// for non-finite angles, an elevation outside [−89, 89] or a fov outside (0, 180).
+PinholeCamera orbit_camera(const VolumeView& v, float azimuth_deg, float elevation_deg, float distance,
+                           float fov_deg = 30.f);
+
+/// Azimuth, elevation, distance and fov of ch2_camera() (the orbit_camera arguments it equals).
+inline constexpr float kCh2Azimuth = 35.f, kCh2Elevation = 10.f, kCh2Distance = 520.f, kCh2Fov = 30.f;
+
+/// The default view of the Colin27 MRI (ch2: 181 × 217 × 181 at 1 mm, MNI placement, grid centre at world
+/// (0, −17, 19) mm): orbit_camera(ch2, kCh2Azimuth, kCh2Elevation, kCh2Distance, kCh2Fov), i.e. the head
+/// seen from the front, from the subject's right and a little above, filling most of the image height.
+PinholeCamera ch2_camera();
+
+/// Refuses a volume a ray-casting strand cannot sample: InputError(context, "volume", …) for null data, an
+/// axis with fewer than 2R samples for the kernel's radius R, or a non-finite world_to_index.
+void check_strand_volume(const VolumeView& v, KernelKind k, const std::string& context);
+
+}  // namespace mv

@@ -1,0 +1,105 @@
+// The `vr-lite-cam` strand workload: Diderot's Phong-shaded direct volume renderer (Lehmann 2023 §4.1.1
+// and Fig 3.2: 165,600 strands, i.e. a 460 × 360 image; Appendix A.5).
+//
+// One strand per pixel of a pinhole camera; one update is one step along the pixel's ray
+// (render/strands/volume_ray.h): probe the field F = V ⊛ kernel (ctmr by default) for value and gradient
+// at x(t_k), classify the value through the 1D transfer function (opacity corrected for the step),
+// shade with a headlight (Phong with the light at the eye: l = −d, so the half vector is l too),
+//     c_shaded = c·(ka + kd·|n·l|) + ks·|n·l|^shininess,   n = ∇F/|∇F|   (two-sided),
+// where |∇F| ≤ min_gradient gives c·(ka + kd) (no normal), and composite front to back. The strand
+// stabilizes after the sample whose successor would leave the field box, or once the accumulated opacity
+// reaches opacity_threshold (early ray termination). A ray that misses the box stabilizes at its first
+// update without sampling. Strands never die. Step counts: samples taken, or 1 for a miss.
+//
+// Units: positions, steps and the camera are in the volume's world units (mm for ch2); step_voxels is in
+// units of the smallest voxel spacing; gradients are field units per world unit.
+//
+// Device use: build with a VolumeView whose data pointer is on the device (render/field/device_volume.h);
+// the struct is trivially copyable (view, camera frame, embedded tables; ~2.3 KiB) and update() allocates
+// nothing. color() reads only the state, so the host may colour a device run's downloaded states.
+// CPU and GPU differ by floating-point contraction (FMA) in the probe, so they agree to rounding, not bit
+// for bit: a strand whose accumulated opacity lands within rounding of the threshold may take a step more
+// or less (tests/test_volume_strands_gpu.cu states and checks the bounds).
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+#include "render/field/field.h"
+#include "render/strands/strand.h"
+#include "render/strands/transfer_function.h"
+#include "render/strands/volume_ray.h"
+
+namespace mv {
+
+struct VrLiteCamParams {
+  uint32_t width = 460, height = 360;   ///< strands (pixels), [1, 16384] each
+  PinholeCamera camera = ch2_camera();  ///< world units
+  KernelKind kernel = KernelKind::Ctmr;
+  float step_voxels = 0.5f;             ///< step along the ray in voxels (smallest spacing), (0, 16]
+  float opacity_threshold = 0.95f;      ///< early ray termination, (0, 1]
+  TransferFunction1D tf = ch2_vr_lite_tf();
+  float ka = 0.2f, kd = 0.8f, ks = 0.2f;  ///< Phong weights, each [0, 4]
+  uint32_t shininess = 16;              ///< Phong exponent, [1, 1024]
+  float min_gradient = 1e-6f;           ///< |∇F| below this is unshaded, [0, ∞)
+  Vec3 background{0.f};                 ///< linear RGB behind the volume, [0, 1]
+
+  /// Throws InputError("vr-lite-cam", "<field>", "<value> is out of range …") for any field out of range.
+  void validate() const;
+};
+
+struct VrLiteCam {
+  using State = RayState;
+
+  VolumeView vol;
+  IndexBox box;
+  RayCamera cam;
+  KernelKind kernel = KernelKind::Ctmr;
+  float step = 0.5f;       ///< world units
+  float threshold = 0.95f;
+  float ka = 0.2f, kd = 0.8f, ks = 0.2f, min_gradient = 1e-6f;
+  uint32_t shininess = 16;
+  Vec3 background{0.f};
+  Tf1DTable tf;
+
+  MV_HD uint32_t num_strands() const { return cam.width * cam.height; }
+  MV_HD uint32_t pixel(uint32_t index) const { return index; }
+
+  MV_HD State init(uint32_t index) const { return start_ray(vol, box, cam, index % cam.width, index / cam.width); }
+
+  /// Shaded colour (rgb) and step-corrected opacity (a) of the sample at world position `pos` seen along
+  /// the unit direction `dir`.
+  MV_HD Rgba sample(Vec3 pos, Vec3 dir) const {
+    const FieldSample f = probe(vol, kernel, pos, 1);
+    Rgba c = tf.lookup(f.value);
+    if (!(c.a > 0.f)) return c;
+    const float len = length(f.gradient);
+    float shade = ka + kd, spec = 0.f;
+    if (len > min_gradient) {
+      const float ndl = fabsf(dot(f.gradient, dir)) / len;
+      shade = ka + kd * ndl;
+      spec = ks * ipowf(ndl, shininess);
+    }
+    return {c.r * shade + spec, c.g * shade + spec, c.b * shade + spec, c.a};
+  }
+
+  MV_HD StrandStatus update(State& s) const {
+    if (ray_missed(s)) return StrandStatus::Stable;
+    const float t = ray_t(s, step);
+    const Rgba c = sample(cam.eye + s.dir * t, s.dir);
+    if (c.a > 0.f) composite(s, c.rgb(), c.a);
+    return advance_ray(s, step, threshold) ? StrandStatus::Stable : StrandStatus::Active;
+  }
+
+  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray_final_color(s, background); }
+};
+
+static_assert(std::is_trivially_copyable_v<VrLiteCam>, "strategies copy workloads to the device");
+static_assert(std::is_trivially_copyable_v<VrLiteCam::State>, "strand state lives in flat arrays");
+
+/// Builds the workload on `volume` (host view for the CPU, device view for the GPU: only its metadata is
+/// read here). Validates `p` and the volume (check_strand_volume); the step in world units is
+/// p.step_voxels · min_spacing(volume). Throws InputError("vr-lite-cam", field, …).
+VrLiteCam make_vr_lite_cam(const VolumeView& volume, const VrLiteCamParams& p);
+
+}  // namespace mv
