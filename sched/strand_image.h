@@ -32,6 +32,60 @@ struct StrandResult {
   uint64_t checksum() const { return fnv1a64(rgba.data(), rgba.size() * sizeof(float)); }
 };
 
+/// How closely two runs of one workload must agree (issue 5: bitwise for mandelbrot, within a stated
+/// tolerance for the volume renderers, whose probes nvcc and the host compiler contract into FMAs
+/// differently, so a ray's opacity can cross the termination threshold one or two steps apart).
+struct StrandTolerance {
+  bool exact = true;              ///< true: identical statuses, step counts and image bytes
+  uint32_t max_step_diff = 2;     ///< |Δsteps| of any strand
+  double min_same_steps = 0.995;  ///< share of strands with identical step counts and status
+  float pixel_tol = 2e-3f;        ///< per-channel |Δ| that counts a pixel as matching
+  double min_close_pixels = 0.995;///< share of pixels within pixel_tol
+  float max_pixel_diff = 0.1f;    ///< per-channel |Δ| no pixel may exceed
+};
+
+/// Empty if `r` agrees with `ref` under `tol`; otherwise what differs (for the bench's error line). The
+/// images are compared only when both have one.
+inline std::string strand_disagreement(const StrandResult& ref, const StrandResult& r, const StrandTolerance& tol) {
+  if (ref.steps.size() != r.steps.size() || ref.status.size() != r.status.size()) return "strand counts differ";
+  size_t same = 0;
+  uint32_t worst = 0;
+  for (size_t i = 0; i < ref.steps.size(); ++i) {
+    const uint32_t d = ref.steps[i] > r.steps[i] ? ref.steps[i] - r.steps[i] : r.steps[i] - ref.steps[i];
+    worst = d > worst ? d : worst;
+    same += d == 0 && ref.status[i] == r.status[i];
+  }
+  const bool images = !ref.rgba.empty() && !r.rgba.empty();
+  if (tol.exact) {
+    if (same != ref.steps.size()) return "step counts differ";
+    if (images && ref.checksum() != r.checksum()) return "image differs";
+    return {};
+  }
+  const double n = ref.steps.empty() ? 1.0 : static_cast<double>(ref.steps.size());
+  if (worst > tol.max_step_diff || same < tol.min_same_steps * n)
+    return "step counts differ beyond tolerance (max |Δ| " + std::to_string(worst) + ", " +
+           std::to_string(100.0 * same / n) + " % identical)";
+  if (!images) return {};
+  if (ref.rgba.size() != r.rgba.size()) return "image sizes differ";
+  size_t close = 0;
+  float max_diff = 0.f;
+  for (size_t p = 0; p < ref.rgba.size() / 4; ++p) {
+    float d = 0.f;
+    for (int c = 0; c < 4; ++c) {
+      const float e = ref.rgba[4 * p + c] > r.rgba[4 * p + c] ? ref.rgba[4 * p + c] - r.rgba[4 * p + c]
+                                                              : r.rgba[4 * p + c] - ref.rgba[4 * p + c];
+      d = e > d ? e : d;
+    }
+    max_diff = d > max_diff ? d : max_diff;
+    close += d <= tol.pixel_tol;
+  }
+  const double pixels = static_cast<double>(ref.rgba.size() / 4);
+  if (max_diff > tol.max_pixel_diff || close < tol.min_close_pixels * pixels)
+    return "image differs beyond tolerance (max |Δ| " + std::to_string(max_diff) + ", " +
+           std::to_string(100.0 * close / pixels) + " % of pixels within " + std::to_string(tol.pixel_tol) + ")";
+  return {};
+}
+
 /// Colours the strands of `run` into a width × height RGBA image. Throws std::out_of_range if a strand's
 /// pixel() is outside the image (a workload bug).
 template <class W>

@@ -21,6 +21,8 @@ struct StrandWorkloadEntry {
   uint32_t default_width = 0, default_height = 0;  ///< the paper's strand count (Fig 3.2)
   uint32_t max_side = 0;                          ///< largest width or height --size accepts
   std::vector<StrandStrategyInfo> strategies;     ///< registry order
+  /// How strategies' results must agree: exact for mandelbrot, a tolerance for the volume workloads.
+  StrandTolerance tolerance;
   /// Runs `strategy` on a width × height instance. With `image` false the result's rgba stays empty
   /// (the sweep compares step counts and statuses and makes one image per strategy). Throws InputError
   /// for an unknown strategy or bad settings, CudaError for a failed CUDA call.
@@ -38,7 +40,7 @@ const std::vector<StrandWorkloadEntry>& strand_workloads();
 const StrandWorkloadEntry& find_strand_workload(std::string_view name);
 
 /// Mandelbrot at width × height over the default view and cap (tests use it for other regions).
-MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height);
+MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side side = Side::Host);
 /// The strategies instantiated for the mandelbrot workload.
 const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies();
 
