@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -213,13 +214,14 @@ SplitCaptureResult capture_split(Session& left, Session& right, const ToneMapSet
     throw InputError("", "split view", "the two films differ in size");
   const int w = static_cast<int>(left.width()), h = static_cast<int>(left.height());
   const int column = split_column(divider, w);
+  const double divider_json = std::round(static_cast<double>(divider) * 1e6) / 1e6;  // 0.3, not 0.30000001
   std::vector<uint32_t> left_rgba, right_rgba;
   left.tonemap_to_host(tm, left_rgba);
   right.tonemap_to_host(tm, right_rgba);
   const std::vector<uint32_t> shown = compose_split(left_rgba, right_rgba, w, h, column);
 
   const auto side_report = [&](Session& s, const char* side, int x0, int x1) {
-    nlohmann::json j = {{"side", side}, {"divider", divider}, {"columns", {x0, x1}}};
+    nlohmann::json j = {{"side", side}, {"divider", divider_json}, {"columns", {x0, x1}}};
     if (s.has_reference()) j["displayed_mse"] = s.mse(PixelRegion::columns(x0, x1, h));
     return j;
   };
@@ -236,7 +238,7 @@ SplitCaptureResult capture_split(Session& left, Session& right, const ToneMapSet
                             {"timestamp", iso8601_utc_now()},
                             {"scene", {{"name", left.scene().name}, {"file", left.scene().source_path}}},
                             {"resolution", {{"width", w}, {"height", h}}}};
-  sidecar["split"] = {{"divider", divider},
+  sidecar["split"] = {{"divider", divider_json},
                       {"column", column},
                       {"budget", "equal paths: each frame the right side renders what brings its total up to the "
                                  "left side's (app/core/split.h)"},
