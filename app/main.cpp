@@ -129,8 +129,17 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
          [&gui](const std::vector<std::string>& steps) {
            for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
          },
-         "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture (comma separated)")
+         "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
+         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (comma separated)")
       ->delimiter(',');
+  app.add_option_function<std::string>(
+      "--split",
+      [&gui](const std::string& spec) {
+        gui.split_spec = parse_split_spec(spec);
+        gui.split = true;
+      },
+      "start in split view (Kerbl 2012 Fig 8): the right half rendered by STRATEGY[:PRIORITY] at the same "
+      "sample budget (without a priority: variance next to none, else none)");
 }
 
 CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {

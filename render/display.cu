@@ -4,6 +4,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
+#include <algorithm>
+
 #include "base/cuda_check.h"
 #include "render/metrics.h"
 #include "render/tonemap.h"
@@ -32,13 +34,16 @@ __global__ void tonemap_kernel(FilmView f, ToneMapSettings s, const float* d_max
   rgba[y * f.grid.width + x] = tonemap_pixel(f, x, y, s, scale);
 }
 
-__global__ void mse_kernel(FilmView f, const float* ref, double* out) {
-  const uint32_t n = static_cast<uint32_t>(f.grid.width) * static_cast<uint32_t>(f.grid.height);
+__global__ void mse_kernel(FilmView f, const float* ref, PixelRegion r, double* out) {
+  const uint32_t w = static_cast<uint32_t>(r.x1 - r.x0);
+  const uint32_t n = w * static_cast<uint32_t>(r.y1 - r.y0);
   using Reduce = cub::BlockReduce<double, 256>;
   __shared__ typename Reduce::TempStorage tmp;
   double acc = 0.0;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    acc += pixel_squared_error(f, i, ref);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const uint32_t x = static_cast<uint32_t>(r.x0) + i % w, y = static_cast<uint32_t>(r.y0) + i / w;
+    acc += pixel_squared_error(f, y * static_cast<uint32_t>(f.grid.width) + x, ref);
+  }
   const double total = Reduce(tmp).Sum(acc);
   if (threadIdx.x == 0) atomicAdd(out, total);
 }
@@ -60,14 +65,32 @@ void tonemap_device(const FilmView& f, const ToneMapSettings& s, uint32_t* d_rgb
   MV_CUDA_CHECK_LAUNCH();
 }
 
+PixelRegion clamp_region(PixelRegion r, int width, int height) {
+  r.x0 = std::clamp(r.x0, 0, width);
+  r.x1 = std::clamp(r.x1, r.x0, width);
+  r.y0 = std::clamp(r.y0, 0, height);
+  r.y1 = std::clamp(r.y1, r.y0, height);
+  return r;
+}
+
+size_t region_pixels(const PixelRegion& r) {
+  return static_cast<size_t>(r.x1 - r.x0) * static_cast<size_t>(r.y1 - r.y0);
+}
+
 double mse_device(const FilmView& f, const float* d_ref, double* d_scratch) {
+  return mse_device(f, d_ref, d_scratch, PixelRegion::whole(f.grid.width, f.grid.height));
+}
+
+double mse_device(const FilmView& f, const float* d_ref, double* d_scratch, PixelRegion region) {
+  const PixelRegion r = clamp_region(region, f.grid.width, f.grid.height);
+  const size_t pixels = region_pixels(r);
+  if (pixels == 0) return 0.0;
   MV_CUDA_CHECK(cudaMemset(d_scratch, 0, sizeof(double)));
-  mse_kernel<<<264, 256>>>(f, d_ref, d_scratch);
+  mse_kernel<<<264, 256>>>(f, d_ref, r, d_scratch);
   MV_CUDA_CHECK_LAUNCH();
   double sum = 0.0;
   MV_CUDA_CHECK(cudaMemcpy(&sum, d_scratch, sizeof(double), cudaMemcpyDeviceToHost));
-  const double n = static_cast<double>(f.grid.width) * static_cast<double>(f.grid.height) * 3.0;
-  return sum / n;
+  return sum / (3.0 * static_cast<double>(pixels));
 }
 
 // Host drivers run over rows with TBB: the CPU display path tone-maps every frame.
@@ -100,6 +123,17 @@ double mse_host(const FilmView& f, const float* ref) {
   double acc = 0.0;
   for (size_t i = 0; i < n; ++i) acc += pixel_squared_error(f, static_cast<uint32_t>(i), ref);
   return acc / (3.0 * static_cast<double>(n));
+}
+
+double mse_host(const FilmView& f, const float* ref, PixelRegion region) {
+  const PixelRegion r = clamp_region(region, f.grid.width, f.grid.height);
+  const size_t pixels = region_pixels(r);
+  if (pixels == 0) return 0.0;
+  double acc = 0.0;
+  for (int y = r.y0; y < r.y1; ++y)
+    for (int x = r.x0; x < r.x1; ++x)
+      acc += pixel_squared_error(f, static_cast<uint32_t>(y) * static_cast<uint32_t>(f.grid.width) + x, ref);
+  return acc / (3.0 * static_cast<double>(pixels));
 }
 
 double mse_images(const float* a, const float* b, size_t pixels) {

@@ -467,11 +467,135 @@ TEST(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
 TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture", "5:segment-size=",
-                           "5:segment_size=64"}) {
+                           "5:segment_size=64", "5:split=maybe", "5:split", "5:divider=1.5", "5:divider=x",
+                           "5:split-priority="}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
     EXPECT_EQ(r.code, 1) << step;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
     EXPECT_NE(r.err.find("--smoke-at"), std::string::npos) << r.err;
+  }
+}
+
+// ---- split view (issue 4) ----
+
+/// Amber of the divider line (shaders/display.frag's kDividerColor), as read back from the window.
+bool is_divider_pixel(uint32_t rgba) {
+  const uint32_t r = rgba & 0xFF, g = (rgba >> 8) & 0xFF, b = (rgba >> 16) & 0xFF;
+  return r >= 240 && g >= 180 && g <= 215 && b <= 30;
+}
+
+/// The window column holding the most divider pixels, and how many it holds.
+std::pair<int, int> divider_column_in(const std::vector<uint32_t>& img, int w, int h) {
+  std::pair<int, int> best{-1, 0};
+  for (int x = 0; x < w; ++x) {
+    int n = 0;
+    for (int y = 0; y < h; ++y) n += is_divider_pixel(img[static_cast<size_t>(y) * w + x]);
+    if (n > best.second) best = {x, n};
+  }
+  return best;
+}
+
+/// Distinct colours in columns [x0, x1) of the middle third of the rows.
+size_t colours_in(const std::vector<uint32_t>& img, int w, int h, int x0, int x1) {
+  std::set<uint32_t> c;
+  for (int y = h / 3; y < 2 * h / 3; ++y)
+    for (int x = std::max(x0, 0); x < std::min(x1, w); ++x) c.insert(img[static_cast<size_t>(y) * w + x]);
+  return c.size();
+}
+
+/// "<key> N paths" in the line that starts with `prefix`: N, or -1.
+long long paths_after(const std::string& log, const std::string& prefix, const std::string& key) {
+  const size_t line = log.find(prefix);
+  if (line == std::string::npos) return -1;
+  const size_t end = log.find('\n', line);
+  const std::string l = log.substr(line, end - line);
+  const size_t k = l.find(key);
+  if (k == std::string::npos) return -1;
+  return std::atoll(l.c_str() + k + key.size());
+}
+
+// Issue 4 (Kerbl 2012 Fig 8, live): two CPU sessions side by side at equal paths; the right side's
+// priority switches live (its film kept); F12 writes both sides and the composed image; the window
+// shows the divider with the film on both sides of it.
+TEST(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSides) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const std::string caps = dir / "caps", shot = dir / "shot.png";
+  const Result r = megaview(dir,
+                            "--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
+                            "--frames 30 --smoke-at 10:split-priority=convergence,12:divider=0.3,25:capture "
+                            "--capture-dir '" + caps + "' --window-shot '" + shot + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("split view: on, left cpu-parallel/none, right cpu-parallel/variance"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: right now cpu-parallel/convergence, film kept"), std::string::npos) << log;
+  EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
+  // Equal budgets: after the last frame the two totals differ by less than one frame's budget.
+  const std::string end = "split view (end): left cpu-parallel/none";
+  const long long left = paths_after(log, end, "/none "), right = paths_after(log, end, "/convergence ");
+  const long long step = paths_after(log, end, "largest left step ");
+  ASSERT_GT(left, 0) << log;
+  ASSERT_GT(right, 0) << log;
+  ASSERT_GT(step, 0) << log;
+  EXPECT_LE(std::llabs(left - right), step) << log;
+
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(caps)) {
+    EXPECT_GT(fs::file_size(e.path()), 0u) << e.path();
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  const std::string l = "room-cpu-parallel-none-0001", rr = "room-cpu-parallel-convergence-0001",
+                    c = "room-split-cpu-parallel-none-vs-cpu-parallel-convergence-0001";
+  EXPECT_EQ(names, (std::vector<std::string>{rr + "-heat.png", rr + ".exr", rr + ".json", rr + ".png",
+                                             l + "-heat.png", l + ".exr", l + ".json", l + ".png", c + ".json",
+                                             c + ".png"}));
+  std::ifstream in(caps + "/" + c + ".json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("split").at("column"), 19);  // round(0.3 × 64)
+  EXPECT_EQ(j.at("split").at("right").at("priority"), "convergence");
+
+  int w = 0, h = 0;
+  const std::vector<uint32_t> img = read_png(shot, w, h);
+  const auto [column, count] = divider_column_in(img, w, h);
+  ASSERT_GT(count, h / 3) << "no divider line in the window shot";
+  EXPECT_GT(colours_in(img, w, h, column - 60, column - 3), 20u) << "left of the divider looks blank";
+  EXPECT_GT(colours_in(img, w, h, column + 3, column + 60), 20u) << "right of the divider looks blank";
+}
+
+TEST(Gui, SplitViewTurnsOnAndOffFromTheScript) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const std::string shot = dir / "shot.png";
+  const Result r = megaview(dir,
+                            "--cpu --width 64 --height 48 --spp 4096 --priority variance --frames 20 "
+                            "--smoke-at 3:split-strategy=sequential,5:split=on,9:split-strategy=cpu-parallel,"
+                            "14:split=off --window-shot '" + shot + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  // split=on takes the chosen right strategy and the default right priority (none next to variance).
+  EXPECT_NE(log.find("split view: on, left cpu-parallel/variance, right sequential/none; the left film was restarted"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 9: right now cpu-parallel/none, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("split view: off"), std::string::npos) << log;
+  int w = 0, h = 0;
+  const std::vector<uint32_t> img = read_png(shot, w, h);
+  EXPECT_LT(divider_column_in(img, w, h).second, h / 3) << "the divider is still drawn after split=off";
+}
+
+TEST(Cli, BadSplitIsOneLineNamingTheOption) {
+  test::TempDir dir("cli");
+  for (const char* spec : {"warp-drive", "cpu-parallel:sparkle", ":variance", "cpu-parallel:", "megakernel"}) {
+    const Result r = megaview(dir, std::string("--cpu --frames 1 --split '") + spec + "'");
+    EXPECT_EQ(r.code, 1) << spec;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    EXPECT_NE(r.err.find("--split"), std::string::npos) << r.err;
   }
 }
 

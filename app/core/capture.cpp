@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <numeric>
 
 #include "app/core/image_io.h"
 #include "app/core/megakernel_report.h"
 #include "app/core/output_file.h"
+#include "app/core/split.h"
 #include "base/errors.h"
 #include "render/gpu.h"
 
@@ -117,11 +120,52 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   return r;
 }
 
-CaptureResult capture(Session& s, const ToneMapSettings& tm, const std::string& dir, const nlohmann::json& extra) {
+namespace {
+
+/// Claims a fresh stem `dir`/`base`NNNN (NNNN = 0001, 0002, ...: O_CREAT|O_EXCL on "<stem>.json", then
+/// none of "<stem><suffix>" may exist), calls `write_files(stem, written)` (which writes the other files
+/// with write_new_file and lists them in `written`), then writes `sidecar(stem)` into the claimed JSON.
+/// On failure removes what it wrote and the claim, and rethrows. Returns the stem.
+std::string claim_and_write(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes,
+                            const std::function<void(const std::string&, std::vector<std::string>&)>& write_files,
+                            const std::function<nlohmann::json(const std::string&)>& sidecar) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir, "", "cannot create the capture directory: " + ec.message());
+  for (unsigned n = 1;; ++n) {
+    char number[16];
+    std::snprintf(number, sizeof number, "%04u", n);
+    const std::string stem = (fs::path(dir) / (base + number)).string();
+    const std::string json_path = stem + ".json";
+    OwnedFd claim{create_exclusive(json_path)};
+    if (claim.fd < 0) continue;  // taken: try the next number
+    std::error_code e;
+    if (std::any_of(suffixes.begin(), suffixes.end(),
+                    [&](const std::string& suffix) { return fs::exists(fs::symlink_status(stem + suffix, e)); })) {
+      ::unlink(json_path.c_str());  // a file of this stem that is not ours: give the number back
+      continue;
+    }
+    std::vector<std::string> written;
+    try {
+      write_files(stem, written);
+      write_all(claim.fd, sidecar(stem).dump(2) + "\n", json_path);
+      const int rc = ::close(claim.fd);
+      claim.fd = -1;
+      if (rc != 0) throw InputError(json_path, "", std::string("cannot write: ") + std::strerror(errno));
+      return stem;
+    } catch (...) {
+      for (const std::string& f : written) ::unlink(f.c_str());
+      ::unlink(json_path.c_str());
+      throw;
+    }
+  }
+}
 
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+}  // namespace
+
+CaptureResult capture(Session& s, const ToneMapSettings& tm, const std::string& dir, const nlohmann::json& extra) {
   // Everything is computed before a number is claimed, so the claim is held only while writing.
   std::vector<uint32_t> shown, heat(static_cast<size_t>(s.width()) * s.height());
   s.tonemap_to_host(tm, shown);
@@ -132,42 +176,97 @@ CaptureResult capture(Session& s, const ToneMapSettings& tm, const std::string& 
   const std::string base =
       file_safe(s.scene().name) + "-" + s.strategy().name + "-" + priority_name(s.options().task.priority) + "-";
   const int w = static_cast<int>(s.width()), h = static_cast<int>(s.height());
-  for (unsigned n = 1;; ++n) {
-    char number[16];
-    std::snprintf(number, sizeof number, "%04u", n);
-    const std::string stem = (fs::path(dir) / (base + number)).string();
-    CaptureResult r{stem + ".png", stem + ".exr", stem + "-heat.png", stem + ".json"};
-    OwnedFd claim{create_exclusive(r.json)};
-    if (claim.fd < 0) continue;  // taken: try the next number
-    std::error_code e;
-    if (fs::exists(fs::symlink_status(r.png, e)) || fs::exists(fs::symlink_status(r.exr, e)) ||
-        fs::exists(fs::symlink_status(r.heat_png, e))) {
-      ::unlink(r.json.c_str());  // a file of this stem that is not ours: give the number back
-      continue;
-    }
-    std::vector<std::string> written;
-    try {
-      write_new_file(r.png, [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
-      written.push_back(r.png);
-      write_new_file(r.exr, [&](const std::string& tmp) { write_exr(tmp, linear.data(), w, h); });
-      written.push_back(r.exr);
-      write_new_file(r.heat_png, [&](const std::string& tmp) { write_png(tmp, heat.data(), w, h); });
-      written.push_back(r.heat_png);
-      sidecar["capture"] = {{"png", fs::path(r.png).filename().string()},
-                            {"exr", fs::path(r.exr).filename().string()},
-                            {"heat_png", fs::path(r.heat_png).filename().string()}};
-      sidecar.update(extra);
-      write_all(claim.fd, sidecar.dump(2) + "\n", r.json);
-      const int rc = ::close(claim.fd);
-      claim.fd = -1;
-      if (rc != 0) throw InputError(r.json, "", std::string("cannot write: ") + std::strerror(errno));
-      return r;
-    } catch (...) {
-      for (const std::string& f : written) ::unlink(f.c_str());
-      ::unlink(r.json.c_str());
-      throw;
-    }
-  }
+  const std::string stem = claim_and_write(
+      dir, base, {".png", ".exr", "-heat.png"},
+      [&](const std::string& st, std::vector<std::string>& written) {
+        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
+        written.push_back(st + ".png");
+        write_new_file(st + ".exr", [&](const std::string& tmp) { write_exr(tmp, linear.data(), w, h); });
+        written.push_back(st + ".exr");
+        write_new_file(st + "-heat.png", [&](const std::string& tmp) { write_png(tmp, heat.data(), w, h); });
+        written.push_back(st + "-heat.png");
+      },
+      [&](const std::string& st) {
+        sidecar["capture"] = {{"png", file_name(st + ".png")},
+                              {"exr", file_name(st + ".exr")},
+                              {"heat_png", file_name(st + "-heat.png")}};
+        sidecar.update(extra);
+        return sidecar;
+      });
+  return CaptureResult{stem + ".png", stem + ".exr", stem + "-heat.png", stem + ".json"};
+}
+
+std::vector<uint32_t> compose_split(const std::vector<uint32_t>& left, const std::vector<uint32_t>& right, int width,
+                                    int height, int column) {
+  if (left.size() != static_cast<size_t>(width) * height || right.size() != left.size())
+    throw InputError("", "split view", "the two films differ in size");
+  std::vector<uint32_t> out(left);
+  for (int y = 0; y < height; ++y)
+    for (int x = std::max(column, 0); x < width; ++x) out[static_cast<size_t>(y) * width + x] = right[static_cast<size_t>(y) * width + x];
+  if (column > 0 && column < width)
+    for (int y = 0; y < height; ++y) out[static_cast<size_t>(y) * width + column] = kSplitDividerRgba;
+  return out;
+}
+
+SplitCaptureResult capture_split(Session& left, Session& right, const ToneMapSettings& tm, float divider,
+                                 const std::string& dir, const nlohmann::json& extra) {
+  if (left.width() != right.width() || left.height() != right.height())
+    throw InputError("", "split view", "the two films differ in size");
+  const int w = static_cast<int>(left.width()), h = static_cast<int>(left.height());
+  const int column = split_column(divider, w);
+  const double divider_json = std::round(static_cast<double>(divider) * 1e6) / 1e6;  // 0.3, not 0.30000001
+  std::vector<uint32_t> left_rgba, right_rgba;
+  left.tonemap_to_host(tm, left_rgba);
+  right.tonemap_to_host(tm, right_rgba);
+  const std::vector<uint32_t> shown = compose_split(left_rgba, right_rgba, w, h, column);
+
+  const auto side_report = [&](Session& s, const char* side, int x0, int x1) {
+    nlohmann::json j = {{"side", side}, {"divider", divider_json}, {"columns", {x0, x1}}};
+    if (s.has_reference()) j["displayed_mse"] = s.mse(PixelRegion::columns(x0, x1, h));
+    return j;
+  };
+  const nlohmann::json left_split = side_report(left, "left", 0, column);
+  const nlohmann::json right_split = side_report(right, "right", column, w);
+  nlohmann::json left_extra = extra, right_extra = extra;
+  left_extra["split"] = left_split;
+  right_extra["split"] = right_split;
+  SplitCaptureResult r;
+  r.left = capture(left, tm, dir, left_extra);
+  r.right = capture(right, tm, dir, right_extra);
+
+  nlohmann::json sidecar = {{"megaview_version", MV_VERSION},
+                            {"timestamp", iso8601_utc_now()},
+                            {"scene", {{"name", left.scene().name}, {"file", left.scene().source_path}}},
+                            {"resolution", {{"width", w}, {"height", h}}}};
+  sidecar["split"] = {{"divider", divider_json},
+                      {"column", column},
+                      {"budget", "equal paths: each frame the right side renders what brings its total up to the "
+                                 "left side's (app/core/split.h)"},
+                      {"left", session_report(left, tm)},
+                      {"right", session_report(right, tm)}};
+  sidecar["split"]["left"]["split"] = left_split;
+  sidecar["split"]["right"]["split"] = right_split;
+  sidecar["split"]["left"]["capture"] = {{"json", file_name(r.left.json)}, {"exr", file_name(r.left.exr)},
+                                         {"png", file_name(r.left.png)}, {"heat_png", file_name(r.left.heat_png)}};
+  sidecar["split"]["right"]["capture"] = {{"json", file_name(r.right.json)}, {"exr", file_name(r.right.exr)},
+                                          {"png", file_name(r.right.png)}, {"heat_png", file_name(r.right.heat_png)}};
+  const std::string base = file_safe(left.scene().name) + "-split-" + left.strategy().name + "-" +
+                           priority_name(left.options().task.priority) + "-vs-" + right.strategy().name + "-" +
+                           priority_name(right.options().task.priority) + "-";
+  const std::string stem = claim_and_write(
+      dir, base, {".png"},
+      [&](const std::string& st, std::vector<std::string>& written) {
+        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
+        written.push_back(st + ".png");
+      },
+      [&](const std::string& st) {
+        sidecar["capture"] = {{"png", file_name(st + ".png")}};
+        sidecar.update(extra);
+        return sidecar;
+      });
+  r.png = stem + ".png";
+  r.json = stem + ".json";
+  return r;
 }
 
 }  // namespace mv

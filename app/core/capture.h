@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app/core/session.h"
 
@@ -28,5 +30,30 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm);
 /// Throws InputError if the directory or a file cannot be written.
 CaptureResult capture(Session& s, const ToneMapSettings& tm, const std::string& dir,
                       const nlohmann::json& extra = nlohmann::json::object());
+
+/// The split view's divider colour in captures (RGBA8 as write_png takes it: R in the low byte), the
+/// amber of shaders/display.frag.
+inline constexpr uint32_t kSplitDividerRgba = 0xFF00C7FFu;
+
+/// The split view as shown, at film resolution: columns [0, column) of `left`, the rest of `right` (both
+/// width × height RGBA8), the divider drawn over column `column` when 0 < column < width.
+/// Throws InputError if the sizes differ.
+std::vector<uint32_t> compose_split(const std::vector<uint32_t>& left, const std::vector<uint32_t>& right, int width,
+                                    int height, int column);
+
+struct SplitCaptureResult {
+  CaptureResult left, right;  ///< each side's four files, as capture() writes them
+  std::string png, json;      ///< the composed image and the split sidecar
+};
+
+/// A capture of the split view (issue 4): each side's four files (capture(), its sidecar with a "split"
+/// object: side, divider, the columns shown and their MSE), then "<scene>-split-<left strategy>-<left
+/// priority>-vs-<right strategy>-<right priority>-NNNN" .png (the composed image as shown, divider at
+/// split_column(divider, width)) and .json ({"split": {"divider", "column", "budget", "left", "right"}},
+/// each side the full session report plus its files). Every stem is claimed as capture() does, so
+/// nothing is overwritten. Throws InputError (sizes differ, files cannot be written); a side's files
+/// already written stay (they are a complete capture of that side).
+SplitCaptureResult capture_split(Session& left, Session& right, const ToneMapSettings& tm, float divider,
+                                 const std::string& dir, const nlohmann::json& extra = nlohmann::json::object());
 
 }  // namespace mv

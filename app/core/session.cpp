@@ -179,12 +179,14 @@ uint64_t Session::frame_budget_paths() const {
   return std::max<uint64_t>(workload_->paths_per_task(), static_cast<uint64_t>(rate * options_.frame_budget_ms));
 }
 
-FrameStats Session::advance() {
+FrameStats Session::advance() { return advance(frame_budget_paths()); }
+
+FrameStats Session::advance(uint64_t budget_paths) {
   FrameStats fs;
   fs.num_tasks = workload_->num_tasks();
   if (!done()) {
     const auto t0 = std::chrono::steady_clock::now();
-    fs.step = strategy_->step(*workload_, frame_budget_paths(), options_.schedule);
+    fs.step = strategy_->step(*workload_, budget_paths, options_.schedule);
     fs.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     finished_tasks_ += fs.step.finished;
     total_paths_ += fs.step.paths;
@@ -244,6 +246,15 @@ double Session::mse() {
     return mse_device(workload_->film().view(Side::Device), d_reference_.data(), d_mse_scratch_.data());
   }
   return mse_host(workload_->film().host_view_synced(), reference_rgb_.data());
+}
+
+double Session::mse(const PixelRegion& region) {
+  if (!has_reference()) throw InputError("", "reference", "no reference image is loaded");
+  if (workload_->current() == Side::Device) {
+    d_mse_scratch_.resize(1);
+    return mse_device(workload_->film().view(Side::Device), d_reference_.data(), d_mse_scratch_.data(), region);
+  }
+  return mse_host(workload_->film().host_view_synced(), reference_rgb_.data(), region);
 }
 
 void Session::tonemap_to_host(const ToneMapSettings& s, std::vector<uint32_t>& rgba) {

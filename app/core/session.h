@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "render/gpu.h"
+#include "render/metrics.h"
 #include "render/patch_workload.h"
 #include "render/tonemap.h"
 #include "sched/megakernel_settings.h"
@@ -83,6 +84,9 @@ class Session {
   // ---- running ----
   /// Renders one frame's budget (no-op when done). Returns what happened.
   FrameStats advance();
+  /// Renders about `budget_paths` paths instead of the frame budget (at least one task; no-op when
+  /// done): the split view's right side traces what the left side traced (app/gui/split_view.h).
+  FrameStats advance(uint64_t budget_paths);
   /// Renders until every patch is finished, or `max_paths` / `max_ms` of busy time are spent (0 = no limit).
   /// `progress` (may be empty) is called after every step.
   FrameStats run(uint64_t max_paths, double max_ms, const std::function<void(const FrameStats&)>& progress = {});
@@ -96,6 +100,8 @@ class Session {
   const std::string& reference_path() const { return reference_path_; }
   /// MSE of the film against the reference (GPU when the film is on the device). Needs has_reference().
   double mse();
+  /// MSE over `region` of the film only (render/metrics.h; clamped, 0 when empty): the split view's halves.
+  double mse(const PixelRegion& region);
 
   // ---- display ----
   /// Tone-maps the film into `rgba` (host, width × height): the CPU display path and captures.

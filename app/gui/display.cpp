@@ -31,119 +31,151 @@ std::string path_label(DisplayPath path, const Session& s) {
 
 }  // namespace
 
+ImageRect letterbox(const PixelRect& area, int image_width, int image_height) {
+  if (area.width <= 0 || area.height <= 0 || image_width <= 0 || image_height <= 0) return {};
+  const float image_aspect = static_cast<float>(image_width) / static_cast<float>(image_height);
+  const float area_aspect = static_cast<float>(area.width) / static_cast<float>(area.height);
+  const float half_w = image_aspect < area_aspect ? image_aspect / area_aspect : 1.f;
+  const float half_h = image_aspect < area_aspect ? 1.f : area_aspect / image_aspect;
+  ImageRect r;
+  r.width = half_w * static_cast<float>(area.width);
+  r.height = half_h * static_cast<float>(area.height);
+  r.x = static_cast<float>(area.x) + 0.5f * (static_cast<float>(area.width) - r.width);
+  r.y = static_cast<float>(area.y) + 0.5f * (static_cast<float>(area.height) - r.height);
+  return r;
+}
+
 Display::Display()
     : program_(build_program("display.vert", "display.frag")), vertex_array_(make_vertex_array()) {}
 
-bool Display::ensure_texture(int width, int height, bool want_interop) {
+bool Display::ensure_texture(FilmLayer& l, int width, int height, bool want_interop) {
   bool created = false;
-  if (!texture_ || width != tex_width_ || height != tex_height_) {
-    interop_.reset();  // unregister before the texture goes away
-    texture_ = make_rgba8_texture(width, height);
-    tex_width_ = width;
-    tex_height_ = height;
+  if (!l.texture || width != l.width || height != l.height) {
+    l.interop.reset();  // unregister before the texture goes away
+    l.texture = make_rgba8_texture(width, height);
+    l.width = width;
+    l.height = height;
     created = true;
   }
   // Try interop once per texture, and never again on this context after it failed once.
-  if (want_interop && !interop_ && stats_.interop_failure.empty()) {
-    interop_ = CudaGlImage::try_register(texture_.id(), stats_.interop_failure);
-    if (!interop_) {
-      spdlog::warn("display: CUDA-GL interop unavailable: {}; frames are copied through the host",
-                   stats_.interop_failure);
+  if (want_interop && !l.interop && interop_failure_.empty()) {
+    l.interop = CudaGlImage::try_register(l.texture.id(), interop_failure_);
+    if (!l.interop) {
+      spdlog::warn("display: CUDA-GL interop unavailable: {}; frames are copied through the host", interop_failure_);
     } else if (!interop_logged_) {
       spdlog::info("display: CUDA-GL interop active (texture {}x{} RGBA8, write-discard)", width, height);
       interop_logged_ = true;
     }
   }
+  l.stats.interop_failure = interop_failure_;
   return created;
 }
 
-DisplayPath Display::choose_path(const Session& s) const {
+DisplayPath Display::choose_path(const FilmLayer& l, const Session& s) const {
   if (!s.gpu_in_use() || s.side() == Side::Host) return DisplayPath::Cpu;
-  return interop_ && !force_host_copy_ ? DisplayPath::Interop : DisplayPath::HostCopy;
+  return l.interop && !force_host_copy_ ? DisplayPath::Interop : DisplayPath::HostCopy;
 }
 
-void Display::upload_host_pixels() {
+void Display::upload_host_pixels(FilmLayer& l) {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTextureSubImage2D(texture_.id(), 0, 0, 0, tex_width_, tex_height_, GL_RGBA, GL_UNSIGNED_BYTE, host_rgba_.data());
+  glTextureSubImage2D(l.texture.id(), 0, 0, 0, l.width, l.height, GL_RGBA, GL_UNSIGNED_BYTE, l.host_rgba.data());
 }
 
-void Display::update(Session& s, const ToneMapSettings& tm, bool film_changed) {
+void Display::release_right() {
+  FilmLayer& l = layers_[index(Layer::Right)];
+  l.interop.reset();  // unregister before the texture goes away
+  l.texture = GlTexture{};
+  l.width = l.height = 0;
+  l.d_rgba = DeviceBuffer<uint32_t>{};
+  l.host_rgba = {};
+  l.stats = DisplayStats{};
+}
+
+void Display::update(Session& s, const ToneMapSettings& tm, bool film_changed, Layer layer) {
+  FilmLayer& l = layers_[index(layer)];
+  DisplayStats& stats = l.stats;
   const int width = static_cast<int>(s.width()), height = static_cast<int>(s.height());
   const bool device_film = s.gpu_in_use() && s.side() == Side::Device;
-  const bool new_texture = ensure_texture(width, height, device_film);
-  DisplayPath path = choose_path(s);
-  if (!film_changed && !new_texture && path == stats_.path && stats_.updates > 0 && same_settings(tm, last_tm_))
+  const bool new_texture = ensure_texture(l, width, height, device_film);
+  DisplayPath path = choose_path(l, s);
+  if (!film_changed && !new_texture && path == stats.path && stats.updates > 0 && same_settings(tm, l.last_tm))
     return;
 
   const auto t0 = Clock::now();
   double device_ms = 0.0;
   if (path == DisplayPath::Cpu) {
-    s.tonemap_to_host(tm, host_rgba_);
-    upload_host_pixels();
+    s.tonemap_to_host(tm, l.host_rgba);
+    upload_host_pixels(l);
   } else {
     const size_t pixels = static_cast<size_t>(width) * height;
-    d_rgba_.resize(pixels);
-    if (!timer_) timer_ = std::make_unique<DeviceTimer>();
-    timer_->begin();
-    s.tonemap_to_device(tm, d_rgba_.data());
+    l.d_rgba.resize(pixels);
+    if (!l.timer) l.timer = std::make_unique<DeviceTimer>();
+    l.timer->begin();
+    s.tonemap_to_device(tm, l.d_rgba.data());
     if (path == DisplayPath::Interop) {
       try {
-        interop_->copy_from(d_rgba_.data(), width, height);
+        l.interop->copy_from(l.d_rgba.data(), width, height);
       } catch (const CudaError& e) {
         // A context that registered but cannot map: keep showing the film through the host.
         spdlog::warn("display: CUDA-GL interop copy failed, switching to the host copy: {}", e.what());
-        stats_.interop_failure = e.what();
-        interop_.reset();
+        interop_failure_ = e.what();
+        stats.interop_failure = interop_failure_;
+        for (FilmLayer& other : layers_) other.interop.reset();
         path = DisplayPath::HostCopy;
       }
     }
     if (path == DisplayPath::HostCopy) {
-      host_rgba_.resize(pixels);
-      d_rgba_.download(host_rgba_.data(), pixels);
+      l.host_rgba.resize(pixels);
+      l.d_rgba.download(l.host_rgba.data(), pixels);
     }
-    timer_->end();
-    device_ms = timer_->elapsed_ms();  // also orders the host copy's download before the upload below
-    if (path == DisplayPath::HostCopy) upload_host_pixels();
+    l.timer->end();
+    device_ms = l.timer->elapsed_ms();  // also orders the host copy's download before the upload below
+    if (path == DisplayPath::HostCopy) upload_host_pixels(l);
   }
   const std::string label = path_label(path, s);
-  if (label != stats_.label) spdlog::info("display: path {}", label);
-  stats_.label = label;
-  stats_.path = path;
-  stats_.update_ms = ms_since(t0);
-  stats_.device_ms = device_ms;
-  stats_.updates += 1;
-  stats_.total_update_ms += stats_.update_ms;
-  stats_.total_device_ms += device_ms;
-  last_tm_ = tm;
+  if (label != stats.label)
+    spdlog::info("display: {}path {}", layer == Layer::Right ? "split view's right side: " : "", label);
+  stats.label = label;
+  stats.path = path;
+  stats.update_ms = ms_since(t0);
+  stats.device_ms = device_ms;
+  stats.updates += 1;
+  stats.total_update_ms += stats.update_ms;
+  stats.total_device_ms += device_ms;
+  l.last_tm = tm;
 }
 
-void Display::draw(int fb_width, int fb_height, const PixelRect& area) {
+void Display::draw(int fb_width, int fb_height, const PixelRect& area, int split_column) {
   const auto t0 = Clock::now();
+  FilmLayer& left = layers_[0];
+  const FilmLayer& right = layers_[1];
   glViewport(0, 0, fb_width, fb_height);
   glDisable(GL_SCISSOR_TEST);
   glClearColor(0.09f, 0.09f, 0.10f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
-  if (texture_ && area.width > 0 && area.height > 0) {
+  if (left.texture && area.width > 0 && area.height > 0) {
     // Fit the image into `area` with its aspect ratio kept (the shader's u_half_extent, in NDC).
-    const float image_aspect = static_cast<float>(tex_width_) / static_cast<float>(tex_height_);
-    const float area_aspect = static_cast<float>(area.width) / static_cast<float>(area.height);
-    const float half_w = image_aspect < area_aspect ? image_aspect / area_aspect : 1.f;
-    const float half_h = image_aspect < area_aspect ? 1.f : area_aspect / image_aspect;
+    const ImageRect r = letterbox(area, left.width, left.height);
+    const float half_w = r.width / static_cast<float>(area.width);
+    const float half_h = r.height / static_cast<float>(area.height);
+    const bool split = split_column >= 0 && right.texture && right.width == left.width && right.height == left.height;
     glViewport(area.x, area.y, area.width, area.height);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glUseProgram(program_.id());
     glUniform2f(0, half_w, half_h);
-    glBindTextureUnit(0, texture_.id());
+    glUniform1i(1, split ? split_column : -1);
+    glBindTextureUnit(0, left.texture.id());
+    glBindTextureUnit(1, split ? right.texture.id() : left.texture.id());
     glBindVertexArray(vertex_array_.id());
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindVertexArray(0);
     glUseProgram(0);
     glViewport(0, 0, fb_width, fb_height);
   }
-  stats_.draw_ms = ms_since(t0);
+  left.stats.draw_ms = ms_since(t0);
 }
 
 }  // namespace mv::gui

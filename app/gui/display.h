@@ -11,6 +11,11 @@
 //                    Session::tonemap_to_host, then glTextureSubImage2D.
 // Tone mapping (and the heat-map overlay) stays in render/tonemap.h, shared with captures; the shader only
 // samples and letterboxes.
+//
+// Split view (app/gui/split_view.h): a second layer (texture, interop registration, device buffer) holds
+// the right session's film, brought up to date through the same paths; draw() with a divider column
+// lets the shader take each fragment from the left or the right texture and draw the divider line. The
+// single view uses layer 0 only, exactly as before (one texture, one sample a fragment).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +54,16 @@ struct PixelRect {
   int x = 0, y = 0, width = 0, height = 0;
 };
 
+/// Where an image_width × image_height film appears in `area`: centred, scaled to fit, aspect ratio kept
+/// (letterboxed), as Display::draw draws it. Fractional pixels are kept (the mouse maps through it).
+struct ImageRect {
+  float x = 0.f, y = 0.f, width = 0.f, height = 0.f;
+};
+ImageRect letterbox(const PixelRect& area, int image_width, int image_height);
+
+/// The two layers of the display: the single view's film (and the split view's left side), the right side.
+enum class Layer { Left = 0, Right = 1 };
+
 /// Owns the display texture, its interop registration, the device RGBA8 buffer and the shader program.
 /// Needs a current GL 4.5 context for its whole life. Not copyable.
 class Display {
@@ -61,33 +76,44 @@ class Display {
   /// Brings the texture up to date with `session`'s film under `tm`. Skips the work when nothing the
   /// picture depends on changed: the film (`film_changed`), `tm`, the size or the path. Throws what the
   /// Session and CUDA calls throw (CudaError, InputError).
-  void update(Session& session, const ToneMapSettings& tm, bool film_changed);
+  /// `layer` Right is the split view's right session (same film size as the left).
+  void update(Session& session, const ToneMapSettings& tm, bool film_changed, Layer layer = Layer::Left);
   /// Clears the framebuffer (fb_width × fb_height pixels) and draws the film centred in `area`, scaled
-  /// to fit with its aspect ratio kept (letterboxed).
-  void draw(int fb_width, int fb_height, const PixelRect& area);
-  const DisplayStats& stats() const { return stats_; }
+  /// to fit with its aspect ratio kept (letterboxed). `split_column` ≥ 0: split view, film columns
+  /// [0, split_column) from the left layer, the rest from the right layer, with the divider line drawn.
+  void draw(int fb_width, int fb_height, const PixelRect& area, int split_column = -1);
+  /// The left layer's path and cost (the status bar's); stats(Layer::Right) the right layer's.
+  const DisplayStats& stats(Layer layer = Layer::Left) const { return layers_[index(layer)].stats; }
   /// Copy through the host even where interop works (to compare the two paths live).
   void set_force_host_copy(bool force) { force_host_copy_ = force; }
-  /// Whether the current texture is registered with CUDA.
-  bool interop_active() const { return interop_ != nullptr; }
+  /// Whether the left layer's texture is registered with CUDA.
+  bool interop_active() const { return layers_[0].interop != nullptr; }
+  /// Frees the right layer (split view turned off).
+  void release_right();
 
  private:
-  bool ensure_texture(int width, int height, bool want_interop);
-  DisplayPath choose_path(const Session& session) const;
-  void upload_host_pixels();
+  /// One film's texture and what fills it.
+  struct FilmLayer {
+    GlTexture texture;                    // declared before interop: unregistered before it is deleted
+    std::unique_ptr<CudaGlImage> interop;
+    int width = 0, height = 0;
+    DeviceBuffer<uint32_t> d_rgba;
+    std::unique_ptr<DeviceTimer> timer;
+    std::vector<uint32_t> host_rgba;
+    ToneMapSettings last_tm{};
+    DisplayStats stats;
+  };
+  static size_t index(Layer layer) { return static_cast<size_t>(layer); }
+  bool ensure_texture(FilmLayer& l, int width, int height, bool want_interop);
+  DisplayPath choose_path(const FilmLayer& l, const Session& session) const;
+  static void upload_host_pixels(FilmLayer& l);
 
   GlProgram program_;
   GlVertexArray vertex_array_;
-  GlTexture texture_;                   // declared before interop_: unregistered before it is deleted
-  std::unique_ptr<CudaGlImage> interop_;
-  int tex_width_ = 0, tex_height_ = 0;
+  FilmLayer layers_[2];
   bool force_host_copy_ = false;
   bool interop_logged_ = false;
-  DeviceBuffer<uint32_t> d_rgba_;
-  std::unique_ptr<DeviceTimer> timer_;
-  std::vector<uint32_t> host_rgba_;
-  ToneMapSettings last_tm_{};
-  DisplayStats stats_;
+  std::string interop_failure_;  // why interop failed on this context (tried once; shared by the layers)
 };
 
 }  // namespace mv::gui

@@ -14,15 +14,19 @@ double mean_spp(const Session& s) {
 GuiState::GuiState(const Session& session) : file_camera(session.scene().camera) { on_film_reset(session); }
 
 void GuiState::queue(std::string action, std::function<void(Session&)> run, bool resets_film) {
-  commands.push_back({std::move(action), std::move(run), {}, resets_film, false});
+  commands.push_back({std::move(action), std::move(run), {}, resets_film, false, Target::Both});
+}
+
+void GuiState::queue_on(Target target, std::string action, std::function<void(Session&)> run) {
+  commands.push_back({std::move(action), std::move(run), {}, false, false, target});
 }
 
 void GuiState::queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run) {
-  commands.push_back({std::move(action), std::move(run), std::move(check), true, true});
+  commands.push_back({std::move(action), std::move(run), std::move(check), true, true, Target::Both});
 }
 
-void GuiState::queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change) {
-  queue(std::move(action), [change = std::move(change)](Session& session) {
+void GuiState::queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change) {
+  queue_on(target, std::move(action), [change = std::move(change)](Session& session) {
     MegakernelSettings m = session.options().megakernel;
     change(m);
     session.set_megakernel_settings(m);
@@ -45,6 +49,9 @@ void GuiState::on_film_reset(const Session& session) {
   mse.clear();
   paths_per_second.clear();
   megakernel_rates.clear();
+  split.mse.clear();
+  split.paths_per_second.clear();
+  split.shown_mse_valid = false;
 }
 
 }  // namespace mv::gui

@@ -16,6 +16,14 @@
 
 namespace mv::gui {
 
+/// Which Session(s) a queued change applies to. Without the split view only the left (primary) one
+/// exists and Right commands are dropped.
+enum class Target {
+  Both,   ///< scene, resolution, camera, seed, reset, target spp, paths per pixel/frame, frame budget
+  Left,   ///< the Scheduling panel: strategy, priority, wave and block size, megakernel settings
+  Right,  ///< the Split view section: the right session's strategy, priority, megakernel settings
+};
+
 /// A change to the Session requested by a panel.
 struct SessionCommand {
   std::string action;                 ///< what the user did, for the error window ("Apply resolution")
@@ -26,6 +34,7 @@ struct SessionCommand {
   /// The call replaces the film (scene, resolution); on failure the Session restores the previous scene
   /// on a new, empty film, which the viewer then treats as a reset.
   bool rebuilds_film = false;
+  Target target = Target::Both;
 };
 
 /// Exponential moving average; the first sample is taken as is.
@@ -52,6 +61,22 @@ class Ema {
 /// Average samples per pixel of the film: paths traced since the last reset / pixels.
 double mean_spp(const Session& session);
 
+/// The split view's UI state (issue 4, app/core/split.h). The right Session itself is the Viewer's.
+struct SplitState {
+  bool on = false;                 ///< a right session exists (kept by the frame loop)
+  /// Turn split view on / off at the next frame (the frame loop creates or drops the right session).
+  enum class Request { None, On, Off } request = Request::None;
+  std::string strategy;            ///< what the next "on" creates on the right
+  PriorityFunction priority = PriorityFunction::Variance;
+  float divider = 0.5f;            ///< fraction of the film's width left of the divider, [0, 1]
+  bool dragging = false;           ///< the divider is being dragged in the image
+  MseTracker mse;                  ///< the right session's whole-film MSE (the left's is GuiState::mse)
+  Ema paths_per_second{0.2};       ///< the right session's
+  /// MSE of the columns each side shows (Session::mse(PixelRegion)), sampled with the whole-film MSE.
+  double left_shown_mse = 0.0, right_shown_mse = 0.0;
+  bool shown_mse_valid = false;
+};
+
 struct GuiState {
   explicit GuiState(const Session& session);
 
@@ -66,6 +91,7 @@ struct GuiState {
   Ema paths_per_second{0.2};
   Ema frame_ms{0.1};             ///< wall clock of a loop iteration
   MegakernelRateTracker megakernel_rates;  ///< fed after each megakernel step (Megakernel section)
+  SplitState split;
 
   std::string error;             ///< shown in the Error window until dismissed; empty: none
   int error_count = 0;           ///< errors since the window was last dismissed
@@ -76,16 +102,23 @@ struct GuiState {
 
   /// Frames per second from the smoothed frame time.
   double fps() const { return frame_ms.value() > 0.0 ? 1000.0 / frame_ms.value() : 0.0; }
-  /// Queues a Session change (applied after the panels are drawn).
+  /// Queues a Session change (applied after the panels are drawn) to both sides of the split view.
   void queue(std::string action, std::function<void(Session&)> run, bool resets_film = false);
+  /// Queues a change of one side's scheduling (Target::Left or Target::Right; the film is kept).
+  void queue_on(Target target, std::string action, std::function<void(Session&)> run);
   /// Queues a change that rebuilds the film (scene, resolution), with an optional side-effect-free check.
   void queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run);
   /// Queues a change of the megakernel's settings: `change` edits a copy of the Session's settings, which
   /// Session::set_megakernel_settings validates and applies (the film is kept).
-  void queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change);
+  void queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change) {
+    queue_megakernel(Target::Left, std::move(action), std::move(change));
+  }
+  /// The same for one side of the split view (Target::Left or Target::Right).
+  void queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change);
   /// Shows `e` in the error window as "<action>: <message>" and logs it.
   void report(const std::string& action, const std::exception& e);
-  /// Re-reads what follows the session after its film was reset: edit fields, MSE history, smoothing.
+  /// Re-reads what follows the session after its film was reset: edit fields, MSE history, smoothing
+  /// (the split view's right side's too).
   void on_film_reset(const Session& session);
 };
 

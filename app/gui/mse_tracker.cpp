@@ -13,10 +13,18 @@ void MseTracker::clear() {
   last_sample_ms_ = -1e300;
 }
 
+bool MseTracker::due(const Session& s, double now_ms) const {
+  if (!s.has_reference() || now_ms - last_sample_ms_ < interval_ms_) return false;
+  return !has_value_ || s.last().total_paths != last_paths_;
+}
+
 void MseTracker::update(Session& s, double now_ms) {
-  if (!s.has_reference() || now_ms - last_sample_ms_ < interval_ms_) return;
+  if (due(s, now_ms)) sample(s, now_ms);
+}
+
+void MseTracker::sample(Session& s, double now_ms) {
+  if (!s.has_reference()) return;
   const uint64_t paths = s.last().total_paths;
-  if (has_value_ && paths == last_paths_) return;
   current_ = s.mse();
   has_value_ = true;
   last_paths_ = paths;

@@ -19,6 +19,11 @@ class MseTracker {
   /// Samples Session::mse() if the session has a reference, `interval_ms` passed since the last sample
   /// and the film gained paths since then. `now_ms` is any monotonic clock. Throws what Session::mse throws.
   void update(Session& session, double now_ms);
+  /// Whether update() would sample now (a reference, the interval passed, new paths since the last sample).
+  bool due(const Session& session, double now_ms) const;
+  /// Samples Session::mse() now if the session has a reference (the split view samples both sides at
+  /// the same moments, so the two curves share their time axis). Throws what Session::mse throws.
+  void sample(Session& session, double now_ms);
   bool has_value() const { return has_value_; }
   /// The latest MSE (valid when has_value()).
   double current() const { return current_; }

@@ -11,12 +11,24 @@ namespace mv::gui {
 void scene_section(const Session& session, GuiState& state);
 void scheduling_section(const Session& session, GuiState& state);
 void tonemap_section(GuiState& state, const Display& display);
+/// The Scheduling section's combos and megakernel settings, for one side (Target::Left or Target::Right):
+/// every change is queued for that side only; `label` is the combo's label (unique in its ID scope).
+void strategy_combo(const Session& session, GuiState& state, Target target, const char* label);
+void priority_combo(const Session& session, GuiState& state, Target target, const char* label);
+void megakernel_settings(const Session& session, GuiState& state, Target target);
+
+// panels_split.cpp
+/// The Split view section (issue 4): on/off, the right side's strategy, priority and megakernel
+/// settings, the divider, and per side spp, samples/s and MSE (whole film and the shown columns).
+/// `right` is the right session while split view is on, else null.
+void split_section(const Session& left, const Session* right, GuiState& state);
 
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);
 /// The megakernel's statistics (Kerbl 2012), only while it is the active strategy.
 void megakernel_section(const Session& session, const GuiState& state);
-void mse_section(const Session& session, const GuiState& state);
+/// The MSE and its plot; in split view both sides' curves (`right` non-null).
+void mse_section(const Session& session, const Session* right, const GuiState& state);
 void capture_section(GuiState& state);
 
 /// A greyed "(?)" on the same line whose tooltip is `text`.

@@ -16,7 +16,7 @@ constexpr float kPanelWidth = 390.f;
 float status_bar_height() { return ImGui::GetFrameHeight() + 2.f * ImGui::GetStyle().WindowPadding.y; }
 }  // namespace
 
-float draw_control_window(const Session& s, GuiState& st, const Display& display) {
+float draw_control_window(const Session& s, const Session* right, GuiState& st, const Display& display) {
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowPos(ImVec2(kMargin, kMargin), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, screen.y - status_bar_height() - 2.f * kMargin), ImGuiCond_FirstUseEver);
@@ -28,7 +28,8 @@ float draw_control_window(const Session& s, GuiState& st, const Display& display
     tonemap_section(st, display);
     progress_section(s, st, display.stats());
     megakernel_section(s, st);
-    mse_section(s, st);
+    split_section(s, right, st);
+    mse_section(s, right, st);
     capture_section(st);
     ImGui::PopItemWidth();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
@@ -38,7 +39,7 @@ float draw_control_window(const Session& s, GuiState& st, const Display& display
   return image_left;
 }
 
-float draw_status_bar(const Session& s, const GuiState& st, const DisplayStats& d) {
+float draw_status_bar(const Session& s, const Session* right, const GuiState& st, const DisplayStats& d) {
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
   const float height = status_bar_height();
   ImGui::SetNextWindowPos(ImVec2(0.f, screen.y - height));
@@ -55,6 +56,11 @@ float draw_status_bar(const Session& s, const GuiState& st, const DisplayStats& 
                 priority_name(s.options().task.priority), mean_spp(s), st.fps(), d.update_ms + d.draw_ms);
     if (!d.interop_failure.empty() && ImGui::IsItemHovered())
       ImGui::SetTooltip("CUDA-GL interop unavailable: %s", d.interop_failure.c_str());
+    if (right) {
+      ImGui::SameLine();
+      ImGui::Text("|  split: right %s/%s  %.1f spp", right->strategy().name.c_str(),
+                  priority_name(right->options().task.priority), mean_spp(*right));
+    }
   }
   ImGui::End();
   return height;

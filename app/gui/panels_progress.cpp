@@ -134,7 +134,7 @@ void megakernel_section(const Session& s, const GuiState& st) {
                        static_cast<unsigned long long>(k.empty_executions));
 }
 
-void mse_section(const Session& s, const GuiState& st) {
+void mse_section(const Session& s, const Session* right, const GuiState& st) {
   if (!ImGui::CollapsingHeader("MSE", s.has_reference() ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
   if (!s.has_reference()) {
     ImGui::TextDisabled("no reference image for this scene at %ux%u", s.width(), s.height());
@@ -145,12 +145,41 @@ void mse_section(const Session& s, const GuiState& st) {
     ImGui::TextUnformatted("MSE  -");
     return;
   }
-  ImGui::Text("MSE  %.4e", st.mse.current());
+  const bool split = right && st.split.mse.has_value();
+  if (split)
+    ImGui::Text("MSE  left %.4e, right %.4e", st.mse.current(), st.split.mse.current());
+  else
+    ImGui::Text("MSE  %.4e", st.mse.current());
   const auto& h = st.mse.log10_history();
-  char overlay[48];
-  std::snprintf(overlay, sizeof overlay, "log10 MSE, last %zu samples", h.size());
+  // One scale for both curves; the right side's is drawn over the left's in another colour.
+  float lo = FLT_MAX, hi = FLT_MAX;
+  if (split) {
+    lo = FLT_MAX;
+    hi = -FLT_MAX;
+    for (const auto* curve : {&h, &st.split.mse.log10_history()})
+      for (float v : *curve) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+  }
+  char overlay[64];
+  std::snprintf(overlay, sizeof overlay, split ? "log10 MSE: left white, right amber" : "log10 MSE, last %zu samples",
+                h.size());
+  const ImVec2 size(0.f, 90.f);
+  const ImVec2 origin = ImGui::GetCursorPos();
   ImGui::SetNextItemWidth(-FLT_MIN);  // full width (PlotLines takes only 0 = item width, not -1)
-  ImGui::PlotLines("##mse", h.data(), static_cast<int>(h.size()), 0, overlay, FLT_MAX, FLT_MAX, ImVec2(0.f, 90.f));
+  ImGui::PlotLines("##mse", h.data(), static_cast<int>(h.size()), 0, overlay, lo, hi, size);
+  if (split) {
+    const auto& r = st.split.mse.log10_history();
+    const ImVec2 after = ImGui::GetCursorPos();
+    ImGui::SetCursorPos(origin);
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.f, 0.f, 0.f, 0.f));
+    ImGui::PushStyleColor(ImGuiCol_PlotLines, ImVec4(1.f, 0.78f, 0.f, 1.f));
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::PlotLines("##mse-right", r.data(), static_cast<int>(r.size()), 0, nullptr, lo, hi, size);
+    ImGui::PopStyleColor(2);
+    ImGui::SetCursorPos(after);
+  }
 }
 
 void capture_section(GuiState& st) {

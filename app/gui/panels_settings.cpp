@@ -114,111 +114,15 @@ void tip(const char* text) {
 
 /// A cycle count of the megakernel's settings, edited as a number (applied on Enter); its tooltip is
 /// `help` and, with the GPU's clock known, the count in µs.
-void cycles_field(const char* label, uint32_t value, GuiState& st, uint32_t MegakernelSettings::*field,
+void cycles_field(const char* label, uint32_t value, GuiState& st, Target target, uint32_t MegakernelSettings::*field,
                   const std::string& help) {
   const uint32_t step = 1000, fast = 100000;
   if (ImGui::InputScalar(label, ImGuiDataType_U32, &value, &step, &fast, "%u", ImGuiInputTextFlags_EnterReturnsTrue))
-    st.queue_megakernel(std::string("Set ") + label, [value, field](MegakernelSettings& m) { m.*field = value; });
+    st.queue_megakernel(target, std::string("Set ") + label, [value, field](MegakernelSettings& m) { m.*field = value; });
   const int khz = gpu_info().clock_khz;
   char us[64] = "";
   if (khz > 0) std::snprintf(us, sizeof us, "\n%u cycles = %.1f us at the GPU's peak clock.", value, value / (khz * 1e-3));
   tip((help + us).c_str());
-}
-
-/// The megakernel's settings (sched/megakernel_settings.h), live while it is the active strategy: every
-/// change is queued (GuiState::queue_megakernel) and read by the next slice; a new segment size or blocks
-/// per SM rebuilds its queue from the film, which is kept. Tooltips cite Kerbl et al. 2012.
-void megakernel_settings(const Session& s, GuiState& st) {
-  if (!s.megakernel()) return;
-  if (!ImGui::TreeNodeEx("megakernel (Kerbl 2012)", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const MegakernelSettings& m = s.options().megakernel;
-
-  static const char* const kSegmentSizes[] = {"32", "64", "128", "256", "512"};
-  int seg = 0;
-  while (seg < 4 && (32u << seg) < m.segment_size) ++seg;
-  if (ImGui::Combo("segment size S", &seg, kSegmentSizes, IM_ARRAYSIZE(kSegmentSizes))) {
-    const uint32_t v = 32u << seg;
-    st.queue_megakernel("Set segment size " + std::to_string(v), [v](MegakernelSettings& x) { x.segment_size = v; });
-  }
-  tip("Kerbl 3.2: entries per queue segment. The controller sorts pairs of adjacent full segments\n"
-      "(2S keys a pass, 4.3); workers dequeue from the front one entry at a time.\n"
-      "Changing it rebuilds the queue from the film (kept), in priority order.");
-
-  bool controller = m.controller;
-  if (ImGui::Checkbox("controller", &controller))
-    st.queue_megakernel(controller ? "Controller on" : "Controller off",
-                        [controller](MegakernelSettings& x) { x.controller = controller; });
-  tip("Kerbl 3.1, 4: a controller block merges adjacent segments with the bitonic sort, walking from\n"
-      "the back of the queue towards the front and restarting at the back when a segment is busy (Fig 2).\n"
-      "Off: the queue runs FIFO, the fair comparison of 6.2.");
-
-  ImGui::BeginDisabled(!m.controller);
-  int controllers = static_cast<int>(m.controllers);
-  if (ImGui::SliderInt("controllers P", &controllers, 1, 64, "%d", ImGuiSliderFlags_AlwaysClamp)) {
-    const uint32_t p = static_cast<uint32_t>(controllers);
-    st.queue_megakernel("Set controllers " + std::to_string(p), [p](MegakernelSettings& x) { x.controllers = p; });
-  }
-  tip("Beyond Kerbl (4 uses one controller block): P controller blocks walk staggered over P ranges of\n"
-      "the queue and meet only through the segments' try-locks (3.3). An H100's 132 SMs drain segments\n"
-      "faster than one block merges them. At least one block of the grid must remain a worker.");
-
-  bool time_management = m.time_management;
-  if (ImGui::Checkbox("time management", &time_management))
-    st.queue_megakernel(time_management ? "Time management on" : "Time management off",
-                        [time_management](MegakernelSettings& x) { x.time_management = time_management; });
-  tip("Kerbl 5.2: lock a pair only when the buffer segments between the executing front and the pair\n"
-      "take the workers at least as long as the longest sort measured for its method (5.3.2), so that\n"
-      "workers rarely meet a locked segment. Off: lock whatever is free.");
-
-  ImGui::BeginDisabled(!m.time_management);
-  float multiplier = m.buffer_multiplier;
-  if (ImGui::SliderFloat("buffer multiplier", &multiplier, 0.1f, 10.f, "%.2f",
-                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic))
-    st.queue_megakernel("Set buffer multiplier", [multiplier](MegakernelSettings& x) { x.buffer_multiplier = multiplier; });
-  tip("Kerbl 5.4: global multiplier on the estimated buffer time. > 1: optimistic, sorts closer to the\n"
-      "front and collides more; < 1: cautious, sorts less.");
-
-  bool wave_aware = m.wave_aware_buffer;
-  if (ImGui::Checkbox("wave-aware buffer", &wave_aware))
-    st.queue_megakernel("Set wave-aware buffer", [wave_aware](MegakernelSettings& x) { x.wave_aware_buffer = wave_aware; });
-  tip("Beyond Kerbl 5.3: buffer = floor(R / W) x the shortest task ahead (R entries ahead of the pair,\n"
-      "W worker warps) instead of the sum of each buffer segment's shortest task; right when the workers\n"
-      "outnumber a segment's entries, as on an H100 (sched/queue_model.h).");
-
-  bool metadata = m.collect_metadata;
-  if (ImGui::Checkbox("collect metadata", &metadata))
-    st.queue_megakernel(metadata ? "Metadata collection on" : "Metadata collection off",
-                        [metadata](MegakernelSettings& x) { x.collect_metadata = metadata; });
-  tip("Kerbl 5.3: measure every task's shortest duration (clock64, 5.3.1) and keep per-segment minima\n"
-      "for the buffer estimate. Off (5.4): every buffer segment counts the constant segment cycles.");
-  ImGui::BeginDisabled(!m.collect_metadata);
-  cycles_field("task cycles", m.static_task_cycles, st, &MegakernelSettings::static_task_cycles,
-               "Kerbl 5.4: > 0 assumes every task takes this many cycles instead of measuring it\n"
-               "(no per-task metadata writes). 0: measure. Applied on Enter.");
-  ImGui::EndDisabled();
-  ImGui::BeginDisabled(m.collect_metadata);
-  cycles_field("segment cycles", m.constant_segment_cycles, st, &MegakernelSettings::constant_segment_cycles,
-               "Kerbl 5.4 (\"a constant global variable\"): buffer time of one segment while metadata\n"
-               "collection is off, in cycles. Applied on Enter.");
-  ImGui::EndDisabled();
-  ImGui::EndDisabled();  // time management
-  ImGui::EndDisabled();  // controller
-
-  int per_sm = static_cast<int>(m.blocks_per_sm);
-  if (ImGui::InputInt("blocks per SM", &per_sm, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue)) {
-    const uint32_t b = static_cast<uint32_t>(std::clamp(per_sm, 0, 64));
-    st.queue_megakernel("Set blocks per SM " + std::to_string(b), [b](MegakernelSettings& x) { x.blocks_per_sm = b; });
-  }
-  tip("Kerbl 3.1: the persistent grid holds only co-resident blocks. Resident blocks per SM, 0..64;\n"
-      "0: as many as the occupancy calculator allows. Changing it rebuilds the queue (film kept).");
-
-  bool record = m.record_order;
-  if (ImGui::Checkbox("record order", &record))
-    st.queue_megakernel(record ? "Record order on" : "Record order off",
-                        [record](MegakernelSettings& x) { x.record_order = record; });
-  tip("Kerbl 6.2: record each slice's dequeue order and show its sort accuracy S(n) in the Megakernel\n"
-      "section (1: dequeued in exact priority order). Costs a download of the keys each frame.");
-  ImGui::TreePop();
 }
 
 }  // namespace
@@ -245,17 +149,17 @@ void scene_section(const Session& s, GuiState& st) {
   ImGui::TextDisabled("drag: orbit, right/shift-drag: pan, wheel: zoom");
 }
 
-void scheduling_section(const Session& s, GuiState& st) {
-  if (!ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (ImGui::BeginCombo("strategy", s.strategy().name.c_str())) {
+void strategy_combo(const Session& s, GuiState& st, Target target, const char* label) {
+  if (ImGui::BeginCombo(label, s.strategy().name.c_str())) {
     for (const auto& entry : patch_strategies().entries()) {
       const StrategyInfo& info = entry.info;
       const bool unavailable = info.side == Side::Device && !s.gpu_in_use();
       const bool selected = info.name == s.strategy().name;
-      const std::string label = info.name + (info.side == Side::Device ? "  [GPU]" : "  [CPU]");
-      if (ImGui::Selectable(label.c_str(), selected, unavailable ? ImGuiSelectableFlags_Disabled : 0) && !selected) {
+      const std::string label_text = info.name + (info.side == Side::Device ? "  [GPU]" : "  [CPU]");
+      if (ImGui::Selectable(label_text.c_str(), selected, unavailable ? ImGuiSelectableFlags_Disabled : 0) && !selected) {
         const std::string name = info.name;
-        st.queue("Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
+        st.queue_on(target, std::string(target == Target::Right ? "Set right strategy " : "Set strategy ") + name,
+                    [name](Session& session) { session.set_strategy(name); });
       }
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
         if (unavailable)
@@ -268,16 +172,122 @@ void scheduling_section(const Session& s, GuiState& st) {
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.strategy().description.c_str());
+}
 
+void priority_combo(const Session& s, GuiState& st, Target target, const char* label) {
   const PriorityFunction current = s.options().task.priority;
-  if (ImGui::BeginCombo("priority", priority_name(current))) {
+  if (ImGui::BeginCombo(label, priority_name(current))) {
     for (int i = 0; i < kNumPriorityFunctions; ++i) {
       const auto f = static_cast<PriorityFunction>(i);
       if (ImGui::Selectable(priority_name(f), f == current) && f != current)
-        st.queue(std::string("Set priority ") + priority_name(f), [f](Session& session) { session.set_priority(f); });
+        st.queue_on(target, std::string(target == Target::Right ? "Set right priority " : "Set priority ") + priority_name(f),
+                    [f](Session& session) { session.set_priority(f); });
     }
     ImGui::EndCombo();
   }
+}
+
+/// The megakernel's settings (sched/megakernel_settings.h), live while it is the active strategy: every
+/// change is queued (GuiState::queue_megakernel) and read by the next slice; a new segment size or blocks
+/// per SM rebuilds its queue from the film, which is kept. Tooltips cite Kerbl et al. 2012.
+void megakernel_settings(const Session& s, GuiState& st, Target target) {
+  if (!s.megakernel()) return;
+  if (!ImGui::TreeNodeEx("megakernel (Kerbl 2012)", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const MegakernelSettings& m = s.options().megakernel;
+
+  static const char* const kSegmentSizes[] = {"32", "64", "128", "256", "512"};
+  int seg = 0;
+  while (seg < 4 && (32u << seg) < m.segment_size) ++seg;
+  if (ImGui::Combo("segment size S", &seg, kSegmentSizes, IM_ARRAYSIZE(kSegmentSizes))) {
+    const uint32_t v = 32u << seg;
+    st.queue_megakernel(target, "Set segment size " + std::to_string(v), [v](MegakernelSettings& x) { x.segment_size = v; });
+  }
+  tip("Kerbl 3.2: entries per queue segment. The controller sorts pairs of adjacent full segments\n"
+      "(2S keys a pass, 4.3); workers dequeue from the front one entry at a time.\n"
+      "Changing it rebuilds the queue from the film (kept), in priority order.");
+
+  bool controller = m.controller;
+  if (ImGui::Checkbox("controller", &controller))
+    st.queue_megakernel(target, controller ? "Controller on" : "Controller off",
+                        [controller](MegakernelSettings& x) { x.controller = controller; });
+  tip("Kerbl 3.1, 4: a controller block merges adjacent segments with the bitonic sort, walking from\n"
+      "the back of the queue towards the front and restarting at the back when a segment is busy (Fig 2).\n"
+      "Off: the queue runs FIFO, the fair comparison of 6.2.");
+
+  ImGui::BeginDisabled(!m.controller);
+  int controllers = static_cast<int>(m.controllers);
+  if (ImGui::SliderInt("controllers P", &controllers, 1, 64, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+    const uint32_t p = static_cast<uint32_t>(controllers);
+    st.queue_megakernel(target, "Set controllers " + std::to_string(p), [p](MegakernelSettings& x) { x.controllers = p; });
+  }
+  tip("Beyond Kerbl (4 uses one controller block): P controller blocks walk staggered over P ranges of\n"
+      "the queue and meet only through the segments' try-locks (3.3). An H100's 132 SMs drain segments\n"
+      "faster than one block merges them. At least one block of the grid must remain a worker.");
+
+  bool time_management = m.time_management;
+  if (ImGui::Checkbox("time management", &time_management))
+    st.queue_megakernel(target, time_management ? "Time management on" : "Time management off",
+                        [time_management](MegakernelSettings& x) { x.time_management = time_management; });
+  tip("Kerbl 5.2: lock a pair only when the buffer segments between the executing front and the pair\n"
+      "take the workers at least as long as the longest sort measured for its method (5.3.2), so that\n"
+      "workers rarely meet a locked segment. Off: lock whatever is free.");
+
+  ImGui::BeginDisabled(!m.time_management);
+  float multiplier = m.buffer_multiplier;
+  if (ImGui::SliderFloat("buffer multiplier", &multiplier, 0.1f, 10.f, "%.2f",
+                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic))
+    st.queue_megakernel(target, "Set buffer multiplier", [multiplier](MegakernelSettings& x) { x.buffer_multiplier = multiplier; });
+  tip("Kerbl 5.4: global multiplier on the estimated buffer time. > 1: optimistic, sorts closer to the\n"
+      "front and collides more; < 1: cautious, sorts less.");
+
+  bool wave_aware = m.wave_aware_buffer;
+  if (ImGui::Checkbox("wave-aware buffer", &wave_aware))
+    st.queue_megakernel(target, "Set wave-aware buffer", [wave_aware](MegakernelSettings& x) { x.wave_aware_buffer = wave_aware; });
+  tip("Beyond Kerbl 5.3: buffer = floor(R / W) x the shortest task ahead (R entries ahead of the pair,\n"
+      "W worker warps) instead of the sum of each buffer segment's shortest task; right when the workers\n"
+      "outnumber a segment's entries, as on an H100 (sched/queue_model.h).");
+
+  bool metadata = m.collect_metadata;
+  if (ImGui::Checkbox("collect metadata", &metadata))
+    st.queue_megakernel(target, metadata ? "Metadata collection on" : "Metadata collection off",
+                        [metadata](MegakernelSettings& x) { x.collect_metadata = metadata; });
+  tip("Kerbl 5.3: measure every task's shortest duration (clock64, 5.3.1) and keep per-segment minima\n"
+      "for the buffer estimate. Off (5.4): every buffer segment counts the constant segment cycles.");
+  ImGui::BeginDisabled(!m.collect_metadata);
+  cycles_field("task cycles", m.static_task_cycles, st, target, &MegakernelSettings::static_task_cycles,
+               "Kerbl 5.4: > 0 assumes every task takes this many cycles instead of measuring it\n"
+               "(no per-task metadata writes). 0: measure. Applied on Enter.");
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(m.collect_metadata);
+  cycles_field("segment cycles", m.constant_segment_cycles, st, target, &MegakernelSettings::constant_segment_cycles,
+               "Kerbl 5.4 (\"a constant global variable\"): buffer time of one segment while metadata\n"
+               "collection is off, in cycles. Applied on Enter.");
+  ImGui::EndDisabled();
+  ImGui::EndDisabled();  // time management
+  ImGui::EndDisabled();  // controller
+
+  int per_sm = static_cast<int>(m.blocks_per_sm);
+  if (ImGui::InputInt("blocks per SM", &per_sm, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    const uint32_t b = static_cast<uint32_t>(std::clamp(per_sm, 0, 64));
+    st.queue_megakernel(target, "Set blocks per SM " + std::to_string(b), [b](MegakernelSettings& x) { x.blocks_per_sm = b; });
+  }
+  tip("Kerbl 3.1: the persistent grid holds only co-resident blocks. Resident blocks per SM, 0..64;\n"
+      "0: as many as the occupancy calculator allows. Changing it rebuilds the queue (film kept).");
+
+  bool record = m.record_order;
+  if (ImGui::Checkbox("record order", &record))
+    st.queue_megakernel(target, record ? "Record order on" : "Record order off",
+                        [record](MegakernelSettings& x) { x.record_order = record; });
+  tip("Kerbl 6.2: record each slice's dequeue order and show its sort accuracy S(n) in the Megakernel\n"
+      "section (1: dequeued in exact priority order). Costs a download of the keys each frame.");
+  ImGui::TreePop();
+}
+
+void scheduling_section(const Session& s, GuiState& st) {
+  if (!ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (st.split.on) ImGui::TextDisabled("split view: left side (right: Split view)");
+  strategy_combo(s, st, Target::Left, "strategy");
+  priority_combo(s, st, Target::Left, "priority");
 
   const ScheduleSettings& sched = s.options().schedule;
   uint32_t wave = sched.wave_size;
@@ -285,17 +295,17 @@ void scheduling_section(const Session& s, GuiState& st) {
   if (ImGui::InputScalar("wave size K", ImGuiDataType_U32, &wave, &wave_step, &wave_fast, "%u",
                          ImGuiInputTextFlags_EnterReturnsTrue)) {
     const uint32_t k = std::min(std::max(wave, 1u), kMaxWaveSize);
-    st.queue("Set wave size", [k](Session& session) { session.schedule().wave_size = k; });
+    st.queue_on(Target::Left, "Set wave size", [k](Session& session) { session.schedule().wave_size = k; });
   }
   help_marker("Tasks per priority wave (sorted-waves and the CPU strategies' priority order), 1..2^24.");
   int block = static_cast<int>(sched.block_size);
   if (ImGui::InputInt("block size", &block, 32, 128, ImGuiInputTextFlags_EnterReturnsTrue)) {
     const uint32_t b = static_cast<uint32_t>(std::min(std::max((block + 16) / 32 * 32, 32), 1024));
-    st.queue("Set block size", [b](Session& session) { session.schedule().block_size = b; });
+    st.queue_on(Target::Left, "Set block size", [b](Session& session) { session.schedule().block_size = b; });
   }
   help_marker("GPU threads per block of the task kernels (the megakernel's blocks, controllers included: Kerbl 6.1): "
               "a multiple of 32 in 32..1024.");
-  megakernel_settings(s, st);
+  megakernel_settings(s, st, Target::Left);
 }
 
 void tonemap_section(GuiState& st, const Display& display) {

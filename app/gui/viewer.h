@@ -15,13 +15,21 @@
 
 namespace mv::gui {
 
-/// Drives one Session in one Window. Errors of Session calls are shown in the error window and the loop
+/// The split view's right session (issue 4): `left`'s current scene, resolution, camera, seed, target
+/// spp, sampling, schedule and megakernel settings and reference, with `strategy` and `priority`.
+/// Throws what the Session constructor throws (InputError: an unknown strategy, a GPU strategy without
+/// a GPU, a film that does not fit in memory; CudaError).
+std::unique_ptr<Session> make_right_session(const Session& left, const std::string& strategy, PriorityFunction priority);
+
+/// Drives one Session in one Window, or two side by side in split view (app/core/split.h). Errors of Session calls are shown in the error window and the loop
 /// goes on; a failed render step or display update pauses rendering until the user resumes.
 class Viewer {
  public:
 
-  /// `window` and `options` must outlive the viewer. Throws std::runtime_error if the display shaders fail.
-  Viewer(Window& window, std::unique_ptr<Session> session, const GuiOptions& options);
+  /// `window` and `options` must outlive the viewer. `right` (may be null): start in split view with this
+  /// right session (make_right_session). Throws std::runtime_error if the display shaders fail.
+  Viewer(Window& window, std::unique_ptr<Session> session, const GuiOptions& options,
+         std::unique_ptr<Session> right = nullptr);
 
   /// Runs until the window is closed, or for options.frames frames in smoke-test mode (then saves
   /// options.window_shot if set). Returns the process exit code: 0, or 1 if the window shot cannot be
@@ -37,6 +45,14 @@ class Viewer {
   /// The part of the framebuffer left for the image (right of the docked panel, above the status bar).
   PixelRect image_area(float panel_right, float status_height) const;
   void camera_input(const PixelRect& area);
+  /// Hover and drag of the split view's divider in the image; returns whether it took the mouse.
+  bool divider_input(const PixelRect& area);
+  /// Turns split view on or off as state_.split.request asks (errors go to the error window).
+  void apply_split_request();
+  void start_split(const std::string& strategy, PriorityFunction priority);
+  void stop_split();
+  /// Logs both sides' paths (smoke tests check the equal budget).
+  void log_split(const char* when) const;
   void apply_commands();
   void render_step();
   void update_mse();
@@ -49,12 +65,18 @@ class Viewer {
   Window& window_;
   const GuiOptions& options_;
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Session> right_;   // the split view's right session; null in the single view
   ImGuiLayer imgui_;
   Display display_;
   GuiState state_;
   uint64_t film_epoch_ = 0;          // bumped by every change that resets the film
   uint64_t shown_epoch_ = ~uint64_t{0};
   uint64_t shown_paths_ = 0;         // film state the texture shows
+  uint64_t shown_right_paths_ = ~uint64_t{0};  // the right layer's
+  uint64_t shown_right_epoch_ = ~uint64_t{0};
+  uint64_t max_left_step_ = 0;       // split view: the largest left step since the films were reset (paths)
+  uint64_t max_gap_ = 0;             // split view: the largest |left − right| total paths after a frame
+  float mse_divider_ = -1.f;         // the divider the shown-columns MSE was computed for
   int frame_index_ = 0;              // 1-based number of the frame being drawn
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
   std::chrono::steady_clock::time_point start_, last_frame_;
