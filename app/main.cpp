@@ -84,6 +84,14 @@ void add_megakernel_options(CLI::App& app, Common& c) {
   app.add_option("--buffer-multiplier", m.buffer_multiplier, "megakernel: multiplier on the time buffers (Kerbl 5.4)")
       ->check(number_check<float>("a finite number > 0", [](float v) { return std::isfinite(v) && v > 0.f; }))
       ->capture_default_str();
+  app.add_flag("--pull-forward", m.pull_forward,
+               "megakernel: controllers merge each segment with a target just ahead of the head instead of its "
+               "neighbour (beyond Kerbl)");
+  app.add_option("--pull-distance", m.pull_distance, "megakernel: segments between the head and the pull target")
+      ->check(number_check<uint32_t>("in [1, 1024]", [](uint32_t v) { return v >= 1 && v <= 1024; }))
+      ->capture_default_str();
+  app.add_flag("--wave-aware-buffer", m.wave_aware_buffer,
+               "megakernel: buffer = floor(entries ahead / workers) x the shortest task (right when workers > S)");
 }
 
 void add_priority_option(CLI::App& app, Common& c) {
@@ -318,6 +326,8 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")->capture_default_str();
   cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")->capture_default_str();
   cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
+  cmd->add_flag("--pull-forward", b.pull_forward, "front-pull merges (beyond Kerbl; MegakernelSettings::pull_forward)");
+  cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")->capture_default_str();
   cmd->add_flag("!--measure-durations", b.static_duration,
                 "§5.3 measured task durations instead of the known static one (§5.4)");
   cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv and P.png")->required();

@@ -72,6 +72,8 @@ struct SliceParams {
   uint32_t static_task_cycles = 0;
   uint32_t constant_segment_cycles = 0;
   float buffer_multiplier = 1.f;
+  int pull_forward = 0;                  ///< MegakernelSettings::pull_forward
+  uint32_t pull_distance = 4;
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -142,7 +144,8 @@ __device__ void worker_warp(const View& v, const QueueView& q, const SliceParams
 /// Block 0's shared decision state (thread 0 decides, the block follows).
 struct ControllerShared {
   unsigned long long head;
-  long long front;          ///< front segment of the pair (absolute); the back one is front + 1
+  long long front;          ///< front segment of the pair (absolute)
+  long long back;           ///< back segment: front + 1 (Fig 2), or the walk's segment (pull_forward)
   int action;
   int a_sorted, b_sorted;
   unsigned long long buffer_sum;
@@ -157,6 +160,7 @@ enum ControllerAction : int { kExit = 0, kIdle = 1, kEvaluate = 2, kSort = 3, kR
 struct ControllerLocal {
   uint32_t index = 0;                     ///< this controller's number i in [0, P)
   long long cursor = -1;                  ///< back segment of the next pair; −1: restart at the back
+  long long pull_extra = 0;               ///< pull_forward: segments added to the distance after refusals
   unsigned long long last_head = ~0ull;
   unsigned int last_exited = ~0u;
   long long progress_t = 0, poll_t = 0, lock_t = 0;
@@ -198,6 +202,26 @@ __device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& 
   // back itself, Kerbl's single controller).
   const long long start = back - ((back - hs - 1 > 0 ? back - hs - 1 : 0) * me.index) / sp.controllers;
   if (me.cursor < 0 || me.cursor > back) me.cursor = start;
+  if (sp.pull_forward) {
+    const long long target = hs + 1 + static_cast<long long>(sp.pull_distance) + me.pull_extra + me.index;
+    if (me.cursor <= target) {  // the walk reached the target: restart at the back of its range
+      if (me.cursor != start) atomicAdd(&c.ctrl_restarts, 1ull);
+      me.cursor = start;
+      if (me.cursor <= target) {
+        me.cursor = -1;
+        return kIdle;
+      }
+    }
+    cs.head = head;
+    cs.front = target;
+    cs.back = me.cursor;
+    cs.a_sorted = q.seg_sorted[q.seg_slot(target)] == q.seg_tag(target);
+    cs.b_sorted = q.seg_sorted[q.seg_slot(me.cursor)] == q.seg_tag(me.cursor);
+    cs.buffer_sum = 0;
+    cs.buffer_min = 0xffffffffu;
+    cs.est_min[0] = cs.est_min[1] = 0xffffffffu;
+    return kEvaluate;
+  }
   if (me.cursor - 1 < hs + 1) {  // predecessor in execution (or head too close): restart at the back
     if (me.cursor != start) atomicAdd(&c.ctrl_restarts, 1ull);
     me.cursor = start;
@@ -209,6 +233,7 @@ __device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& 
   const long long front = me.cursor - 1;
   cs.head = head;
   cs.front = front;
+  cs.back = front + 1;
   cs.a_sorted = q.seg_sorted[q.seg_slot(front)] == q.seg_tag(front);
   cs.b_sorted = q.seg_sorted[q.seg_slot(front + 1)] == q.seg_tag(front + 1);
   cs.buffer_sum = 0;
@@ -239,11 +264,15 @@ __device__ MV_INLINE int controller_lock(const QueueView& q, const SliceParams& 
     }
     if (buffer * sp.buffer_multiplier < static_cast<double>(cs.sort_max[method])) {
       atomicAdd(&c.ctrl_time_refusals, 1ull);
+      if (sp.pull_forward) {  // the target is too close to the head: aim further ahead
+        if (me.pull_extra < 256) ++me.pull_extra;
+        return kRestart;  // keep the walk's position
+      }
       me.cursor = -1;
       return kRestart;
     }
   }
-  const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(front + 1);
+  const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(cs.back);
   if (!try_lock_segment(q, fa)) {
     atomicAdd(&c.ctrl_lock_failures, 1ull);
     me.cursor = -1;
@@ -258,7 +287,7 @@ __device__ MV_INLINE int controller_lock(const QueueView& q, const SliceParams& 
   // With several controllers another one may have sorted the pair since the plan: read the flags again
   // under the locks (their writer held these locks when it wrote them).
   cs.a_sorted = q.seg_sorted[fa] == q.seg_tag(front);
-  cs.b_sorted = q.seg_sorted[fb] == q.seg_tag(front + 1);
+  cs.b_sorted = q.seg_sorted[fb] == q.seg_tag(cs.back);
   // The head may have moved into the pair since the plan: then workers wait for us. Give it back.
   const unsigned long long head = DeviceAtomic<unsigned long long>(c.head).load(cuda::memory_order_relaxed);
   if (static_cast<long long>(head >> q.segment_log2) >= front) {
@@ -324,15 +353,17 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
     // Both segments are ours. §3.2: only full, untouched segments may be sorted: every slot must hold
     // ticket + 1 (written, not consumed). The acquire loads make the enqueuers' key/task writes visible
     // to this thread, and __syncthreads_and (a CTA barrier) to the whole block.
-    const unsigned long long t0 = static_cast<unsigned long long>(front) << q.segment_log2;  // pair = 2S tickets
+    const long long back = cs.back;
+    const unsigned long long t0 = static_cast<unsigned long long>(front) << q.segment_log2;
+    const unsigned long long t1 = static_cast<unsigned long long>(back) << q.segment_log2;
     bool full = true;
     for (uint32_t i = tid; i < 2 * S; i += threads) {
-      const unsigned long long p = t0 + i;
+      const unsigned long long p = i < S ? t0 + i : t1 + (i - S);
       full &= DeviceAtomic<unsigned long long>(q.seq[q.slot(p)]).load(cuda::memory_order_acquire) == p + 1;
     }
     if (!__syncthreads_and(full)) {
       if (tid == 0) {
-        unlock_segment(q, q.seg_slot(front + 1));
+        unlock_segment(q, q.seg_slot(back));
         unlock_segment(q, q.seg_slot(front));
         atomicAdd(&q.ctl->ctrl_not_full, 1ull);
         me.cursor = -1;
@@ -342,7 +373,7 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
     }
     const bool a_sorted = cs.a_sorted, b_sorted = cs.b_sorted;
     const SortMethod method = choose_sort_method(a_sorted, b_sorted);
-    const uint32_t base_a = q.seg_slot(front) << q.segment_log2, base_b = q.seg_slot(front + 1) << q.segment_log2;
+    const uint32_t base_a = q.seg_slot(front) << q.segment_log2, base_b = q.seg_slot(back) << q.segment_log2;
     load_segment_pair(s_keys, s_vals, q.key + base_a, q.task + base_a, q.key + base_b, q.task + base_b, S, a_sorted,
                       b_sorted, tid, threads);
     __syncthreads();
@@ -365,16 +396,16 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
     __syncthreads();
     if (tid == 0) {
       QueueControl& c = *q.ctl;
-      const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(front + 1);
+      const uint32_t fa = q.seg_slot(front), fb = q.seg_slot(back);
       if (measured) {
         // No enqueue can write these slots now (they are full and unconsumed). An enqueuer of this lap may
         // still be between its seq store and its fetch_max; its late max can only lower the estimate to a
         // duration of a task in the pair: pessimistic, harmless.
         atomicExch(&q.seg_estimate[fa], pack_estimate(q.seg_tag(front), cs.est_min[0]));
-        atomicExch(&q.seg_estimate[fb], pack_estimate(q.seg_tag(front + 1), cs.est_min[1]));
+        atomicExch(&q.seg_estimate[fb], pack_estimate(q.seg_tag(back), cs.est_min[1]));
       }
       q.seg_sorted[fa] = q.seg_tag(front);  // controller-only words
-      q.seg_sorted[fb] = q.seg_tag(front + 1);
+      q.seg_sorted[fb] = q.seg_tag(back);
       const int m = static_cast<int>(method);
       const unsigned long long took = static_cast<unsigned long long>(clock64() - me.lock_t);
       unlock_segment(q, fb);
@@ -384,7 +415,12 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
         atomicMax(&c.sort_cycles_max[m], took);
       }
       atomicAdd(&c.sort_passes[m], 1ull);  // controllers only
-      me.cursor = front;    // Fig 2: one segment towards the front
+      if (sp.pull_forward) {
+        me.cursor = back - 1;  // pull from the next segment towards the front into the target
+        if (me.pull_extra > 0) --me.pull_extra;
+      } else {
+        me.cursor = front;  // Fig 2: one segment towards the front
+      }
     }
     __syncthreads();
   }
@@ -536,6 +572,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.time_management = settings_.time_management;
     sp.collect_metadata = settings_.collect_metadata;
     sp.wave_aware = settings_.wave_aware_buffer;
+    sp.pull_forward = settings_.pull_forward;
+    sp.pull_distance = settings_.pull_distance;
     sp.static_task_cycles = settings_.static_task_cycles;
     sp.constant_segment_cycles = settings_.constant_segment_cycles;
     sp.buffer_multiplier = settings_.buffer_multiplier;

@@ -52,6 +52,16 @@ struct MegakernelSettings {
   /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
   /// Kerbl §6.2). Only a rebuild reads it.
   bool rebuild_sorted = true;
+  /// Front-pull merges (beyond Kerbl): instead of Fig 2's adjacent pairs, a controller merges the
+  /// segment its walk is at (from the back towards the front) with a *target* segment just ahead of the
+  /// head — head + 1 + pull_distance (+ i for controller i, + an adaptive extra after §5.2 refusals) —
+  /// so the best S entries of every segment it visits land right behind the segment in execution. On an
+  /// H100 the ring is consumed ~50× faster than adjacent merges can carry an entry forward (perf.md);
+  /// a pull moves it the whole way in one merge. Same locks, same "full and untouched" rule, same time
+  /// check (on the buffer ahead of the target).
+  bool pull_forward = false;
+  /// Segments between the one in execution and the pull target, [1, 1024].
+  uint32_t pull_distance = 4;
 
   /// Throws InputError naming the first setting out of range.
   void validate() const {
@@ -64,6 +74,8 @@ struct MegakernelSettings {
     if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
     if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
     if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
+    if (pull_distance < 1 || pull_distance > 1024)
+      bad("pull_distance", std::to_string(pull_distance) + " is not in [1, 1024]");
   }
 };
 

@@ -128,6 +128,7 @@ struct MkCase {
   uint64_t slice_paths;
   uint32_t block;
   uint32_t controllers = 1;
+  bool pull = false;  ///< MegakernelSettings::pull_forward
 };
 
 class MegakernelExact : public ::testing::TestWithParam<MkCase> {};
@@ -152,6 +153,8 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   m.settings().segment_size = c.segment;
   m.settings().controller = c.controller;
   m.settings().controllers = c.controllers;
+  m.settings().pull_forward = c.pull;
+  m.settings().pull_distance = 1;
   m.settings().record_order = true;
   ScheduleSettings s;
   s.block_size = c.block;
@@ -186,12 +189,14 @@ INSTANTIATE_TEST_SUITE_P(
                       MkCase{32, true, 48, 32},         // one task a slice, the smallest block
                       MkCase{32, true, 1u << 20, 128, 4},  // several controllers on one queue
                       MkCase{64, true, 3000, 64, 16},
-                      MkCase{32, false, 1u << 20, 128, 8}),  // controllers off: P is ignored
+                      MkCase{32, false, 1u << 20, 128, 8},  // controllers off: P is ignored
+                      MkCase{32, true, 1u << 20, 128, 1, true},  // front-pull merges
+                      MkCase{32, true, 3000, 64, 8, true}, MkCase{64, true, 48 * 7, 32, 2, true}),
     [](const auto& info) {
       const MkCase& c = info.param;
       return "S" + std::to_string(c.segment) + (c.controller ? "_ctrl" : "_fifo") + "_slice" +
              std::to_string(c.slice_paths) + "_block" + std::to_string(c.block) +
-             (c.controllers > 1 ? "_P" + std::to_string(c.controllers) : "");
+             (c.controllers > 1 ? "_P" + std::to_string(c.controllers) : "") + (c.pull ? "_pull" : "");
     });
 
 // With many segments the controller must actually sort (otherwise the tests above prove little about

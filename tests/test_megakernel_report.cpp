@@ -26,12 +26,14 @@ MegakernelSettings unusual_settings() {
   m.watchdog_seconds = 3.5;
   m.blocks_per_sm = 6;
   m.rebuild_sorted = false;
+  m.pull_forward = true;
+  m.pull_distance = 9;
   return m;
 }
 
 TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
   const nlohmann::json j = megakernel_settings_json(unusual_settings());
-  EXPECT_EQ(j.size(), 14u) << j.dump();
+  EXPECT_EQ(j.size(), 16u) << j.dump();
   EXPECT_EQ(j["segment_size"], 64);
   EXPECT_EQ(j["controller"], false);
   EXPECT_EQ(j["controllers"], 8);
@@ -46,6 +48,8 @@ TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
   EXPECT_DOUBLE_EQ(j["watchdog_seconds"].get<double>(), 3.5);
   EXPECT_EQ(j["blocks_per_sm"], 6);
   EXPECT_EQ(j["rebuild_sorted"], false);
+  EXPECT_EQ(j["pull_forward"], true);
+  EXPECT_EQ(j["pull_distance"], 9);
 }
 
 MegakernelStats some_stats() {
@@ -129,6 +133,10 @@ TEST(MegakernelReport, NamedSettingsSetTheirFields) {
   set_megakernel_setting(m, "wave-aware-buffer", "on");
   set_megakernel_setting(m, "record-order", "true");
   set_megakernel_setting(m, "blocks-per-sm", "2");
+  set_megakernel_setting(m, "pull-forward", "on");
+  set_megakernel_setting(m, "pull-distance", "7");
+  EXPECT_TRUE(m.pull_forward);
+  EXPECT_EQ(m.pull_distance, 7u);
   EXPECT_EQ(m.segment_size, 64u);
   EXPECT_EQ(m.controllers, 4u);
   EXPECT_FALSE(m.controller);

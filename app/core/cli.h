@@ -110,6 +110,8 @@ struct SchedBenchCommand {
   double buffer_multiplier = 1.0;
   uint32_t blocks_per_sm = 0;  ///< 0: occupancy maximum
   bool static_duration = true; ///< SchedBenchCase::static_duration
+  bool pull_forward = false;   ///< SchedBenchCase::pull_forward
+  uint32_t pull_distance = 4;
   int repeat = 3;              ///< runs per configuration; the median score is reported
   bool model = true;           ///< also run the CPU model for P = 1
   bool plot_fifo = true;

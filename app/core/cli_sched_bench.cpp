@@ -40,6 +40,8 @@ void validate(const SchedBenchCommand& c) {
   if (!(c.buffer_multiplier > 0.0)) throw InputError("", "--buffer-multiplier", "must be positive");
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
   if (c.blocks_per_sm > 64) throw InputError("", "--blocks-per-sm", "must be in [0, 64]");
+  if (c.pull_distance < 1 || c.pull_distance > 1024)
+    throw InputError("", "--pull-distance", fmt::format("{} is not in [1, 1024]", c.pull_distance));
 }
 
 /// Median-score run of `repeat` (its other fields come with it).
@@ -65,6 +67,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
   base.buffer_multiplier = static_cast<float>(c.buffer_multiplier);
   base.blocks_per_sm = c.blocks_per_sm;
   base.static_duration = c.static_duration;
+  base.pull_forward = c.pull_forward;
+  base.pull_distance = c.pull_distance;
   {  // warm-up: module load, first allocations
     SchedBenchCase w = base;
     w.n = 4 * c.segment;
@@ -74,12 +78,13 @@ void run_sched_bench(const SchedBenchCommand& c) {
   }
   fmt::print("sched-bench: {}; Kerbl 2012 §6.2: n blocking tasks in ascending priority (worst case), each run "
              "once;\n  S(n) of the dequeue order (median of {} runs), segments of {}, time management {} "
-             "(buffer x{:g}{}{}); ms = the slice (CUDA events)\n"
+             "(buffer x{:g}{}{}){}; ms = the slice (CUDA events)\n"
              "  model: sched/queue_model.h with this run's workers and the controller's measured longest sort "
              "times (one controller)\n",
              gpu_info().name, c.repeat, c.segment, c.time_management ? "on" : "off", c.buffer_multiplier,
              c.wave_aware ? ", wave-aware" : "",
-             c.static_duration ? ", static task duration" : ", measured durations");
+             c.static_duration ? ", static task duration" : ", measured durations",
+             c.pull_forward ? fmt::format("; front-pull merges, distance {}", c.pull_distance) : std::string());
   fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n", "task us",
              "block", "P", "workers", "S ctrl", "S FIFO", "S model", "ctrl ms", "FIFO ms", "passes", "collisions",
              "sort us uu/us/ss");
@@ -107,7 +112,7 @@ void run_sched_bench(const SchedBenchCommand& c) {
           k.controllers = c.controllers[pi];
           const SchedBenchResult r = run_median(k, c.repeat);
           double model = NAN;
-          if (k.controllers == 1 && c.model) {
+          if (k.controllers == 1 && c.model && !c.pull_forward) {  // the model knows Fig 2's adjacent merges only
             QueueModelParams q;
             q.n = n;
             q.segment = std::min(c.segment, n);

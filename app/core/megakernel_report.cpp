@@ -28,9 +28,10 @@ double delta(uint64_t now, uint64_t before, bool restarted) {
 
 const std::initializer_list<const char*> kNumberSettings = {"segment-size",       "controllers",
                                                             "static-task-cycles", "constant-segment-cycles",
-                                                            "buffer-multiplier",  "blocks-per-sm"};
+                                                            "buffer-multiplier",  "blocks-per-sm",
+                                                            "pull-distance"};
 const std::initializer_list<const char*> kSwitchSettings = {"controller", "time-management", "collect-metadata",
-                                                            "wave-aware-buffer", "record-order"};
+                                                            "wave-aware-buffer", "record-order", "pull-forward"};
 
 bool parse_switch(const std::string& name, const std::string& value) {
   if (value == "on" || value == "true" || value == "1") return true;
@@ -71,7 +72,9 @@ nlohmann::json megakernel_settings_json(const MegakernelSettings& m) {
           {"record_capacity", m.record_capacity},
           {"watchdog_seconds", m.watchdog_seconds},
           {"blocks_per_sm", m.blocks_per_sm},
-          {"rebuild_sorted", m.rebuild_sorted}};
+          {"rebuild_sorted", m.rebuild_sorted},
+          {"pull_forward", m.pull_forward},
+          {"pull_distance", m.pull_distance}};
 }
 
 nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
@@ -128,6 +131,8 @@ void set_megakernel_setting(MegakernelSettings& m, const std::string& name, cons
   else if (name == "collect-metadata") m.collect_metadata = parse_switch(name, value);
   else if (name == "wave-aware-buffer") m.wave_aware_buffer = parse_switch(name, value);
   else if (name == "record-order") m.record_order = parse_switch(name, value);
+  else if (name == "pull-forward") m.pull_forward = parse_switch(name, value);
+  else if (name == "pull-distance") m.pull_distance = parse_u32(name, value);
   else throw InputError("", name, "not a megakernel setting");
 }
 

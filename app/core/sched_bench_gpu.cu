@@ -28,6 +28,8 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   s.wave_aware_buffer = c.wave_aware;
   s.buffer_multiplier = c.buffer_multiplier;
   s.blocks_per_sm = c.blocks_per_sm;
+  s.pull_forward = c.pull_forward;
+  s.pull_distance = c.pull_distance;
   s.rebuild_sorted = false;  // ascending: §6.2's worst case
   if (c.static_duration)
     s.static_task_cycles = static_cast<uint32_t>(std::min(4.0e9, std::max(1.0, c.task_us / us_per_cycle)));

@@ -25,6 +25,8 @@ struct SchedBenchCase {
   /// reach the entries still in the queue (their estimate stays "unknown" = 0), and with measuring the
   /// time check refuses every pair after the first sort times are known.
   bool static_duration = true;
+  bool pull_forward = false;      ///< MegakernelSettings::pull_forward (beyond Kerbl)
+  uint32_t pull_distance = 4;
 };
 
 struct SchedBenchResult {

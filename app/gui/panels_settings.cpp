@@ -247,6 +247,19 @@ void megakernel_settings(const Session& s, GuiState& st, Target target) {
       "W worker warps) instead of the sum of each buffer segment's shortest task; right when the workers\n"
       "outnumber a segment's entries, as on an H100 (sched/queue_model.h).");
 
+  bool pull = m.pull_forward;
+  if (ImGui::Checkbox("pull forward", &pull))
+    st.queue_megakernel(target, "Set pull forward", [pull](MegakernelSettings& x) { x.pull_forward = pull; });
+  tip("Beyond Kerbl: merge each segment of the walk with a target segment just ahead of the head instead\n"
+      "of its neighbour, so the best entries travel the whole queue in one merge (sched/megakernel_settings.h).");
+  int pull_distance = static_cast<int>(m.pull_distance);
+  ImGui::BeginDisabled(!m.pull_forward);
+  if (ImGui::SliderInt("pull distance", &pull_distance, 1, 64, "%d", ImGuiSliderFlags_AlwaysClamp))
+    st.queue_megakernel(target, "Set pull distance",
+                        [pull_distance](MegakernelSettings& x) { x.pull_distance = static_cast<uint32_t>(pull_distance); });
+  tip("Segments between the one in execution and the pull target (grows by itself after time-check refusals).");
+  ImGui::EndDisabled();
+
   bool metadata = m.collect_metadata;
   if (ImGui::Checkbox("collect metadata", &metadata))
     st.queue_megakernel(target, metadata ? "Metadata collection on" : "Metadata collection off",
