@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/core/cli.h"
+#include "sched/megakernel_settings.h"
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
 
@@ -39,6 +40,17 @@ void run_render(const RenderCommand& c) {
       spp, fs.total_busy_ms, wall_ms, msamples_per_second(fs.total_paths, fs.total_busy_ms), fs.finished_tasks,
       fs.num_tasks);
   if (s.has_reference()) fmt::print("MSE {:.9e} (reference {})\n", s.mse(), s.reference_path());
+  if (const MegakernelControl* mk = s.megakernel()) {  // what the scheduler did (cumulative since the rebuild)
+    const MegakernelStats& m = mk->stats();
+    fmt::print("megakernel: grid {} blocks ({} worker warps, {} controllers), {} slices; sort passes {}/{}/{} "
+               "(unsorted-unsorted/one sorted/sorted-sorted); time refusals {}, lock failures {}, restarts {}, "
+               "not full {}; worker lock collisions {}",
+               m.grid_blocks, m.worker_warps, m.controllers, m.slices, m.sort_passes[0], m.sort_passes[1],
+               m.sort_passes[2], m.ctrl_time_refusals, m.ctrl_lock_failures, m.ctrl_restarts, m.ctrl_not_full,
+               m.lock_collisions);
+    if (m.order_score >= 0.0) fmt::print("; order score S of the last slice {:.4f} over {} dequeues", m.order_score, m.recorded);
+    fmt::print("\n");
+  }
 }
 
 }  // namespace mv
