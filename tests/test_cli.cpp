@@ -468,7 +468,7 @@ TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture", "5:segment-size=",
                            "5:segment_size=64", "5:split=maybe", "5:split", "5:divider=1.5", "5:divider=x",
-                           "5:split-priority="}) {
+                           "5:split-priority=", "5:workload=", "5:grid=", "5:strand-strategy=", "5:strand-view=x"}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
     EXPECT_EQ(r.code, 1) << step;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -669,7 +669,8 @@ TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
   test::TempDir dir("cli");
   const Result r = megaview(dir,
                             "--cpu --width 64 --height 48 --workload mandelbrot --strand-size 64x48 --frames 12 "
-                            "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,8:workload=path-tracer",
+                            "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,7:strand-view=heat,7:capture,"
+                            "8:workload=path-tracer --capture-dir '" + (dir / "caps") + "'",
                             "env DISPLAY=" + x.display());
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
@@ -679,6 +680,12 @@ TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
   EXPECT_NE(log.find("Run cuda on mandelbrot: strategy: cuda needs a CUDA GPU (--cpu was given)"), std::string::npos)
       << log;
   EXPECT_NE(log.find("strands: back to the path tracer"), std::string::npos) << log;
+  // The heat map's capture: steps per strand through the ramp, named in the sidecar.
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "caps/mandelbrot-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["capture"]["shown"], "steps heat map");
+  int w = 0, h = 0;
+  const std::vector<uint32_t> heat = read_png(dir / "caps/mandelbrot-cpu-parallel-0001.png", w, h);
+  EXPECT_TRUE(has_colour(heat, 253, 231, 37)) << "no strand at the top of the ramp (the run's max steps)";
   EXPECT_NE(log.find("smoke test: 12 frames, "), std::string::npos) << log;
   EXPECT_EQ(log.find("smoke test: 12 frames, strand mode"), std::string::npos) << log;
 }

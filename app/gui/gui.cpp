@@ -20,7 +20,7 @@ SmokeAction parse_smoke_action(const std::string& text) {
     return InputError("--smoke-at", text,
                       why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
                              "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
-                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G or "
+                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-view=image|heat or "
                              "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
   const size_t colon = text.find(':');
@@ -50,6 +50,7 @@ SmokeAction parse_smoke_action(const std::string& text) {
     throw bad("divider must be a number in [0, 1]");
   }
   if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") && !a.value.empty()) return a;
+  if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
   if ((a.action == "priority" || a.action == "strategy" || a.action == "split-strategy" ||
        a.action == "split-priority" || is_megakernel_setting_name(a.action)) &&
       !a.value.empty())

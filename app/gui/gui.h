@@ -29,6 +29,7 @@ namespace mv {
 ///   strand-strategy=S    the Strands section's strategy combo (restarts the run)
 ///   grid=G               the Strands section's grid: auto or n:b[:c] (':' since --smoke-at splits at
 ///                        commas; restarts the run)
+///   strand-view=image|heat  the Strands section's image / steps heat map toggle
 /// In strand mode a smoke test's frame count stands still while a strand run is queued or in flight, so
 /// the steps after one happen after that run finished and was shown; each finished run logs
 /// "strands: <workload> <strategy> <grid> <ms> ms, steps mu … sigma … cv …".

@@ -218,6 +218,11 @@ bool Viewer::queue_smoke_actions() {
   StrandState& ss = state_.strands;
   for (const SmokeAction& a : options_.smoke_actions) {
     if (a.frame != frame_index_) continue;
+    if (a.action == "strand-view") {
+      spdlog::info("smoke: frame {}: strand-view={}", frame_index_, a.value);
+      ss.heat_map = a.value == "heat";
+      continue;
+    }
     if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
       spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
       if (a.action == "workload") {  // the workload picker
