@@ -77,10 +77,20 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
 }
 
 int Viewer::run() {
+  int held = 0;  // frames drawn while the smoke test's frame number stood still
+  std::chrono::steady_clock::time_point held_since;
   for (int n = 0; !window_.should_close();) {
     // Smoke tests in strand mode: the frame number stands still while a strand run is pending, so a
     // scripted step after it sees the run finished and shown.
-    if (n == 0 || options_.frames == 0 || !strand_busy()) ++n;
+    if (n == 0 || options_.frames == 0 || !strand_busy()) {
+      if (held > 0)
+        spdlog::info("smoke: frame {} waited for the strand run: {} frames drawn meanwhile ({:.0f} fps)", n, held,
+                     1000.0 * held / std::max(ms_between(held_since, std::chrono::steady_clock::now()), 1e-3));
+      held = 0;
+      ++n;
+    } else if (held++ == 0) {
+      held_since = std::chrono::steady_clock::now();
+    }
     frame_index_ = n;
     frame();
     if (options_.frames > 0 && n >= options_.frames && !strand_busy()) {
@@ -160,8 +170,9 @@ void Viewer::stop_split() {
 void Viewer::frame() {
   if (idle())
     window_.wait_events(0.1);  // nothing renders: wake on input, or 10 times a second for the panels
-  else if (state_.strands.active() && strand_busy() && !state_.strands.run_requested)
-    window_.wait_events(1.0 / 30.0);  // a strand run on the worker: 30 fps for the panels; its end wakes us
+  else if (const double left_s = 1.0 / 30.0 - ms_between(last_frame_, std::chrono::steady_clock::now()) / 1000.0;
+           state_.strands.active() && strand_busy() && !state_.strands.run_requested && left_s > 0.0)
+    window_.wait_events(left_s);  // a strand run on the worker: 30 fps for the panels; its end wakes us
   else
     window_.poll_events();
   const auto now = std::chrono::steady_clock::now();
