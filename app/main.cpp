@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/core/cli.h"
@@ -138,8 +139,23 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
            for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
-         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (comma separated)")
+         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W, "
+         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat (comma separated)")
       ->delimiter(',');
+  // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
+  app.add_option("--workload", gui.strand_workload,
+                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr)");
+  app.add_option("--strand-strategy", gui.strand_strategy,
+                 "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
+  app.add_option_function<std::string>(
+      "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
+      "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  app.add_option_function<std::string>(
+      "--strand-size",
+      [&gui](const std::string& text) {
+        std::tie(gui.strand_width, gui.strand_height) = parse_strand_size(text, "--strand-size");
+      },
+      "strand mode: WxH strands (default: the paper's strand count)");
   app.add_option_function<std::string>(
       "--split",
       [&gui](const std::string& spec) {
@@ -381,6 +397,7 @@ int run(int argc, char** argv) {
 
   if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
     gui.session = finish(viewer_c);
+    check_strand_options(gui);
     return run_gui(gui);
   }
   // Options before the subcommand belong to the viewer; say so rather than ignore them.

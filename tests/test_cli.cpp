@@ -468,7 +468,7 @@ TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture", "5:segment-size=",
                            "5:segment_size=64", "5:split=maybe", "5:split", "5:divider=1.5", "5:divider=x",
-                           "5:split-priority="}) {
+                           "5:split-priority=", "5:workload=", "5:grid=", "5:strand-strategy=", "5:strand-view=x"}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
     EXPECT_EQ(r.code, 1) << step;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -596,6 +596,119 @@ TEST(Cli, BadSplitIsOneLineNamingTheOption) {
     EXPECT_EQ(r.code, 1) << spec;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
     EXPECT_NE(r.err.find("--split"), std::string::npos) << r.err;
+  }
+}
+
+// ---- strand mode (issue 5, item 5) ----
+
+/// The number after `key` on the log line that starts with `prefix` (-1 if absent).
+double number_after(const std::string& log, const std::string& prefix, const std::string& key) {
+  const size_t line = log.find(prefix);
+  if (line == std::string::npos) return -1.0;
+  const size_t k = log.find(key, line);
+  if (k == std::string::npos) return -1.0;
+  return std::stod(log.substr(k + key.size()));
+}
+
+// Issue 5's "all strategies run in the GUI, switching is live": sequential, then cpu-parallel by the
+// scripted strategy combo; both runs finish (their log lines), the capture writes the shown PNG and a
+// sidecar naming the workload and strategy, and the window shows the image.
+TEST(Gui, StrandModeRunsSwitchesStrategyLiveAndCaptures) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const std::string caps = dir / "caps", shot = dir / "shot.png";
+  const Result r = megaview(dir,
+                            "--cpu --workload mandelbrot --strand-size 200x150 --strand-strategy sequential "
+                            "--frames 12 --smoke-at 4:strand-strategy=cpu-parallel,8:capture --capture-dir '" +
+                                caps + "' --window-shot '" + shot + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  const std::string seq = "strands: mandelbrot sequential - ", par = "strands: mandelbrot cpu-parallel - ";
+  ASSERT_NE(log.find(seq), std::string::npos) << log;
+  ASSERT_NE(log.find(par), std::string::npos) << log;
+  EXPECT_LT(log.find(seq), log.find(par)) << log;
+  EXPECT_LT(log.find(par), log.find("capture: ")) << "the capture waits for the switched run: " << log;
+  // Same program, same strands: the step statistics agree (Lehmann 2023 Fig 3.2's mu for this size).
+  const double mu_seq = number_after(log, seq, "steps mu "), mu_par = number_after(log, par, "steps mu ");
+  EXPECT_GT(mu_seq, 1.0);
+  EXPECT_DOUBLE_EQ(mu_seq, mu_par);
+  EXPECT_NE(log.find("30000 strands 200x150"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[error]"), std::string::npos) << log;
+
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(caps)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names, (std::vector<std::string>{"mandelbrot-cpu-parallel-0001.json", "mandelbrot-cpu-parallel-0001.png"}));
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/mandelbrot-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["workload"], "mandelbrot");
+  EXPECT_EQ(j["strategy"], "cpu-parallel");
+  EXPECT_EQ(j["width"], 200);
+  EXPECT_EQ(j["steps"]["count"], 30000);
+  EXPECT_NEAR(j["steps"]["mean"].get<double>(), mu_par, 1e-3);
+  int w = 0, h = 0;
+  const std::vector<uint32_t> png = read_png(caps + "/mandelbrot-cpu-parallel-0001.png", w, h);
+  EXPECT_EQ(w, 200);
+  EXPECT_EQ(h, 150);
+  EXPECT_GT(std::set<uint32_t>(png.begin(), png.end()).size(), 20u) << "the captured image looks blank";
+
+  const std::vector<uint32_t> img = read_png(shot, w, h);
+  EXPECT_GT(std::set<uint32_t>(img.begin(), img.end()).size(), 100u) << "the window shot looks blank";
+  // The mandelbrot's black interior and its orange outside are on screen.
+  EXPECT_TRUE(has_colour(img, 0, 0, 0)) << "no black set in the window shot";
+}
+
+// Switching the workload and the grid by script, an invalid grid in the error window (the viewer goes
+// on), and back to the path tracer.
+TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const Result r = megaview(dir,
+                            "--cpu --width 64 --height 48 --workload mandelbrot --strand-size 64x48 --frames 12 "
+                            "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,7:strand-view=heat,7:capture,"
+                            "8:workload=path-tracer --capture-dir '" + (dir / "caps") + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("strands: mandelbrot cpu-parallel - "), std::string::npos) << log;
+  EXPECT_NE(log.find("Set grid 64:100: grid: threads per block b = 100"), std::string::npos) << log;
+  EXPECT_NE(log.find("queued: mandelbrot cpu-parallel grid 64,128,2 64x48"), std::string::npos) << log;
+  EXPECT_NE(log.find("Run cuda on mandelbrot: strategy: cuda needs a CUDA GPU (--cpu was given)"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("strands: back to the path tracer"), std::string::npos) << log;
+  // The heat map's capture: steps per strand through the ramp, named in the sidecar.
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "caps/mandelbrot-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["capture"]["shown"], "steps heat map");
+  int w = 0, h = 0;
+  const std::vector<uint32_t> heat = read_png(dir / "caps/mandelbrot-cpu-parallel-0001.png", w, h);
+  EXPECT_TRUE(has_colour(heat, 253, 231, 37)) << "no strand at the top of the ramp (the run's max steps)";
+  EXPECT_NE(log.find("smoke test: 12 frames, "), std::string::npos) << log;
+  EXPECT_EQ(log.find("smoke test: 12 frames, strand mode"), std::string::npos) << log;
+}
+
+TEST(Cli, BadStrandOptionIsOneLineNamingTheOption) {
+  test::TempDir dir("cli");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--workload fractal", "--workload"},
+      {"--workload mandelbrot --grid 64", "--grid"},
+      {"--workload mandelbrot --grid 64,100", "--grid"},
+      {"--workload mandelbrot --strand-strategy warp-drive", "--strand-strategy"},
+      {"--workload mandelbrot --strand-strategy cuda", "--strand-strategy"},
+      {"--workload mandelbrot --strand-size 20", "--strand-size"},
+      {"--workload mandelbrot --strand-size 20000x10", "--strand-size"},
+      {"--strand-strategy sequential", "--strand-strategy"},
+      {"--grid 64,128", "--grid"},
+  };
+  for (const auto& [args, option] : cases) {
+    const Result r = megaview(dir, "--cpu --frames 1 " + args);
+    EXPECT_EQ(r.code, 1) << args;
+    EXPECT_EQ(r.err_lines(), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("megaview: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << args << ": " << r.err;
   }
 }
 

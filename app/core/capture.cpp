@@ -120,8 +120,6 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   return r;
 }
 
-namespace {
-
 /// Claims a fresh stem `dir`/`base`NNNN (NNNN = 0001, 0002, ...: O_CREAT|O_EXCL on "<stem>.json", then
 /// none of "<stem><suffix>" may exist), calls `write_files(stem, written)` (which writes the other files
 /// with write_new_file and lists them in `written`), then writes `sidecar(stem)` into the claimed JSON.
@@ -160,6 +158,8 @@ std::string claim_and_write(const std::string& dir, const std::string& base, con
     }
   }
 }
+
+namespace {
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,15 @@ namespace mv {
 struct CaptureResult {
   std::string png, exr, heat_png, json;  ///< paths written
 };
+
+/// Claims a fresh stem `dir`/`base`NNNN (NNNN = 0001, 0002, ...: O_CREAT|O_EXCL on "<stem>.json", then
+/// none of "<stem><suffix>" may exist; `dir` is created if missing), calls `write_files(stem, written)`
+/// (which writes the other files with write_new_file and lists them in `written`), then writes
+/// `sidecar(stem)` into the claimed JSON. On failure removes what it wrote and the claim, and rethrows.
+/// Returns the stem. Every capture (path tracer, split view, strands) names its files through this.
+std::string claim_and_write(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes,
+                            const std::function<void(const std::string&, std::vector<std::string>&)>& write_files,
+                            const std::function<nlohmann::json(const std::string&)>& sidecar);
 
 /// The settings and statistics of a session as JSON (the sidecar's body; also used by CLI outputs).
 nlohmann::json session_report(Session& s, const ToneMapSettings& tm);

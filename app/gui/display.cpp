@@ -92,6 +92,22 @@ void Display::release_right() {
   l.stats = DisplayStats{};
 }
 
+void Display::show_image(const uint32_t* rgba, int width, int height, const std::string& label) {
+  FilmLayer& l = layers_[0];
+  const auto t0 = Clock::now();
+  ensure_texture(l, width, height, false);
+  l.host_rgba.assign(rgba, rgba + static_cast<size_t>(width) * height);
+  upload_host_pixels(l);
+  DisplayStats& stats = l.stats;
+  if (label != stats.label) spdlog::info("display: path {}", label);
+  stats.label = label;
+  stats.path = DisplayPath::Cpu;
+  stats.update_ms = ms_since(t0);
+  stats.device_ms = 0.0;
+  stats.updates += 1;
+  stats.total_update_ms += stats.update_ms;
+}
+
 void Display::update(Session& s, const ToneMapSettings& tm, bool film_changed, Layer layer) {
   FilmLayer& l = layers_[index(layer)];
   DisplayStats& stats = l.stats;

@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "app/core/megakernel_report.h"
+#include "app/core/strand_workloads.h"
+#include "render/gpu.h"
 #include "app/gui/viewer.h"
 #include "base/errors.h"
 #include "app/gui/window.h"
@@ -17,7 +19,8 @@ SmokeAction parse_smoke_action(const std::string& text) {
   const auto bad = [&](const std::string& why) {
     return InputError("--smoke-at", text,
                       why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
-                             "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1) or "
+                             "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
+                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-view=image|heat or "
                              "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
   const size_t colon = text.find(':');
@@ -46,11 +49,55 @@ SmokeAction parse_smoke_action(const std::string& text) {
     }
     throw bad("divider must be a number in [0, 1]");
   }
+  if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") && !a.value.empty()) return a;
+  if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
   if ((a.action == "priority" || a.action == "strategy" || a.action == "split-strategy" ||
        a.action == "split-priority" || is_megakernel_setting_name(a.action)) &&
       !a.value.empty())
     return a;
   throw bad("unknown action \"" + rest + "\"");
+}
+
+std::pair<uint32_t, uint32_t> parse_strand_size(const std::string& text, const std::string& option) {
+  const size_t x = text.find('x');
+  const auto number = [](const std::string& t, uint32_t& out) {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = static_cast<uint32_t>(std::stoul(t));
+    return out >= 1;
+  };
+  uint32_t w = 0, h = 0;
+  if (x == std::string::npos || !number(text.substr(0, x), w) || !number(text.substr(x + 1), h))
+    throw InputError("", option, "expected WxH (strands across and down, each >= 1, e.g. 460x360), got \"" + text + "\"");
+  return {w, h};
+}
+
+void check_strand_options(const GuiOptions& o) {
+  if (o.strand_workload.empty()) {
+    if (!o.strand_strategy.empty()) throw InputError("", "--strand-strategy", "belongs to strand mode: give --workload too");
+    if (!o.strand_grid.automatic) throw InputError("", "--grid", "belongs to strand mode: give --workload too");
+    if (o.strand_width > 0) throw InputError("", "--strand-size", "belongs to strand mode: give --workload too");
+    return;
+  }
+  const StrandWorkloadEntry& w = find_strand_workload(o.strand_workload);  // InputError naming --workload
+  if (!o.strand_strategy.empty()) {
+    const StrandStrategyInfo* info = nullptr;
+    for (const StrandStrategyInfo& i : w.strategies)
+      if (i.name == o.strand_strategy) info = &i;
+    if (!info) {
+      std::string names;
+      for (const StrandStrategyInfo& i : w.strategies) names += (names.empty() ? "" : ", ") + i.name;
+      throw InputError("", "--strand-strategy",
+                       "unknown strand strategy \"" + o.strand_strategy + "\" (allowed: " + names + ")");
+    }
+    if (info->needs_gpu && (o.session.force_cpu || !gpu_available()))
+      throw InputError("", "--strand-strategy",
+                       info->name + " needs a CUDA GPU (" + (o.session.force_cpu ? "--cpu was given" : gpu_info().reason) +
+                           "); the CPU ones are sequential and cpu-parallel");
+  }
+  if (o.strand_width > w.max_side || o.strand_height > w.max_side)
+    throw InputError("", "--strand-size",
+                     std::to_string(o.strand_width) + "x" + std::to_string(o.strand_height) +
+                         " is out of range: width and height in [1, " + std::to_string(w.max_side) + "] for " + w.name);
 }
 
 int run_gui(const GuiOptions& options) {

@@ -1,11 +1,14 @@
 // The interactive viewer: a GLFW window with Dear ImGui panels showing a Session's film.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/core/session.h"
 #include "app/core/split.h"
+#include "sched/strand_grid.h"
 
 namespace mv {
 
@@ -22,6 +25,14 @@ namespace mv {
 ///   split-strategy=S     the Split view section's right strategy combo (the right film is kept)
 ///   split-priority=P     the Split view section's right priority combo (the right film is kept)
 ///   divider=F            the divider slider, F in [0, 1]
+///   workload=W           the control window's workload picker: a strand workload, or path-tracer
+///   strand-strategy=S    the Strands section's strategy combo (restarts the run)
+///   grid=G               the Strands section's grid: auto or n:b[:c] (':' since --smoke-at splits at
+///                        commas; restarts the run)
+///   strand-view=image|heat  the Strands section's image / steps heat map toggle
+/// In strand mode a smoke test's frame count stands still while a strand run is queued or in flight, so
+/// the steps after one happen after that run finished and was shown; each finished run logs
+/// "strands: <workload> <strategy> <grid> <ms> ms, steps mu … sigma … cv …".
 /// The viewer logs each step; for priority and strategy it logs the paths on the film before and after,
 /// so a test can see that the switch kept the film.
 struct SmokeAction {
@@ -50,7 +61,20 @@ struct GuiOptions {
   /// `--split STRATEGY[:PRIORITY]`: start in split view with this right side (app/core/split.h).
   bool split = false;
   SplitSpec split_spec;
+  /// `--workload W`: start in strand mode on this strand workload (issue 5); empty: the path tracer.
+  std::string strand_workload;
+  std::string strand_strategy;  ///< `--strand-strategy S`; empty: cuda with a GPU, else cpu-parallel
+  GridConfig strand_grid;       ///< `--grid n,b[,c]` or auto
+  uint32_t strand_width = 0, strand_height = 0;  ///< `--strand-size WxH`; 0: the workload's default
 };
+
+/// Parses "WxH" (decimal, ≥ 1) for `option`; throws InputError("", option, …) naming the expected form.
+std::pair<uint32_t, uint32_t> parse_strand_size(const std::string& text, const std::string& option);
+
+/// Checks the strand-mode options in `o` against the registry (a known --workload; a --strand-strategy
+/// of that workload that can run here; --strand-size within the workload's limit; no strand option
+/// without --workload). Throws InputError naming the option, for a one-line start-up error.
+void check_strand_options(const GuiOptions& o);
 
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.
 /// With options.split, the right session is created before the window opens; if it cannot be (a GPU

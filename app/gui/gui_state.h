@@ -7,12 +7,15 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/core/megakernel_report.h"
 #include "app/core/session.h"
 #include "app/gui/mse_tracker.h"
+#include "sched/strand_stats.h"
+#include "sched/strand_strategy.h"
 
 namespace mv::gui {
 
@@ -77,6 +80,46 @@ struct SplitState {
   bool shown_mse_valid = false;
 };
 
+/// The control window's workload picker entry that means "no strand workload": the path tracer.
+inline constexpr const char* kPathTracerMode = "path tracer";
+
+/// One finished strand run as the Strands section lists it.
+struct StrandRunRow {
+  uint64_t id = 0;                  ///< StrandRequest::id
+  std::string strategy, grid;       ///< grid: what the strategy ran with ("-" on the CPU)
+  uint32_t width = 0, height = 0;
+  double ms = 0.0;                  ///< StrandTimings::ms
+  bool cuda_events = false;         ///< ms by CUDA events (else wall clock)
+  uint32_t launches = 0;
+  StepStatistics steps;
+  std::string error;                ///< the run failed: why (then the numbers are 0)
+};
+
+/// The strand mode's UI state (issue 5, item 5). The panel edits the settings and raises `run_requested`
+/// (or `mode_request`); the frame loop validates them, hands the run to its StrandRunner, and fills in
+/// the rows when runs finish. The runner and the shown image are the Viewer's.
+struct StrandState {
+  std::string workload;             ///< the active strand workload; empty: path tracer mode
+  std::optional<std::string> mode_request;  ///< switch to this workload (or kPathTracerMode) next frame
+  std::string strategy;             ///< strand strategy (the workload's registry name)
+  bool grid_auto = true;            ///< GridConfig auto; else grid_n, grid_b, grid_c (validated by make_grid)
+  uint32_t grid_n = 1024, grid_b = 64, grid_c = 1;
+  uint64_t permute_seed = 1;
+  bool prefetch = true;
+  int width = 0, height = 0;        ///< strands across and down (the workload's default when it is chosen)
+  bool auto_run = true;             ///< every change of strategy or settings restarts the run
+  bool run_requested = false;       ///< start a run with the current settings next frame
+  bool heat_map = false;            ///< show steps per strand instead of the image
+  bool gpu = false;                 ///< GPU strategies can run here
+  std::string no_gpu_reason;        ///< why not (tooltip of the greyed-out strategies)
+
+  std::optional<StrandRunRow> last, previous;  ///< the latest finished run and the one before it
+  std::vector<StrandRunRow> per_strategy;      ///< the latest run of each strategy on this workload
+  std::string running;              ///< "strategy grid WxH" of the run in flight; empty: none
+  double running_since_s = 0.0;     ///< ImGui::GetTime() when it started
+  bool active() const { return !workload.empty(); }
+};
+
 struct GuiState {
   explicit GuiState(const Session& session);
 
@@ -92,6 +135,7 @@ struct GuiState {
   Ema frame_ms{0.1};             ///< wall clock of a loop iteration
   MegakernelRateTracker megakernel_rates;  ///< fed after each megakernel step (Megakernel section)
   SplitState split;
+  StrandState strands;
 
   std::string error;             ///< shown in the Error window until dismissed; empty: none
   int error_count = 0;           ///< errors since the window was last dismissed

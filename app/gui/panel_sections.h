@@ -23,6 +23,15 @@ void megakernel_settings(const Session& session, GuiState& state, Target target)
 /// `right` is the right session while split view is on, else null.
 void split_section(const Session& left, const Session* right, GuiState& state);
 
+// panels_strands.cpp
+/// The workload combo at the top of the control window: kPathTracerMode or a strand workload; a choice
+/// sets state.strands.mode_request (applied by the frame loop).
+void workload_picker(GuiState& state);
+/// The Strands section (strand mode): strategy (GPU ones greyed out without a GPU), grid, permute seed,
+/// prefetch, size, Run and auto-run, the latest run's timing beside the previous one, step statistics,
+/// the image / step heat-map toggle and the last run per strategy.
+void strands_section(GuiState& state);
+
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);
 /// The megakernel's statistics (Kerbl 2012), only while it is the active strategy.

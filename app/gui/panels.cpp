@@ -2,9 +2,11 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <string>
 
 #include "app/gui/panel_sections.h"
+#include "app/gui/gui_state.h"
 #include "render/gpu.h"
 
 namespace mv::gui {
@@ -23,13 +25,18 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
   float image_left = 0.f;
   if (ImGui::Begin("Render")) {
     ImGui::PushItemWidth(ImGui::GetFontSize() * -9.f);  // leave room for the labels
-    scene_section(s, st);
-    scheduling_section(s, st);
-    tonemap_section(st, display);
-    progress_section(s, st, display.stats());
-    megakernel_section(s, st);
-    split_section(s, right, st);
-    mse_section(s, right, st);
+    workload_picker(st);
+    if (st.strands.active()) {
+      strands_section(st);
+    } else {
+      scene_section(s, st);
+      scheduling_section(s, st);
+      tonemap_section(st, display);
+      progress_section(s, st, display.stats());
+      megakernel_section(s, st);
+      split_section(s, right, st);
+      mse_section(s, right, st);
+    }
     capture_section(st);
     ImGui::PopItemWidth();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
@@ -51,6 +58,17 @@ float draw_status_bar(const Session& s, const Session* right, const GuiState& st
     const GpuInfo& gpu = gpu_info();
     const std::string device = gpu.available ? gpu.name : "no GPU";
     ImGui::AlignTextToFramePadding();
+    if (const StrandState& ss = st.strands; ss.active()) {
+      char run[160] = "-";
+      if (!ss.running.empty())
+        std::snprintf(run, sizeof run, "running %s", ss.running.c_str());
+      else if (ss.last && ss.last->error.empty())
+        std::snprintf(run, sizeof run, "%s %.3f ms", ss.last->strategy.c_str(), ss.last->ms);
+      ImGui::Text("strands: %s  |  %s  |  %s  |  %s  |  %.0f fps", ss.workload.c_str(), ss.strategy.c_str(),
+                  run, device.c_str(), st.fps());
+      ImGui::End();
+      return height;
+    }
     ImGui::Text("%s%s  |  %s  |  %s/%s  |  %.1f spp  |  %.0f fps  |  display %.2f ms", st.paused ? "PAUSED  |  " : "",
                 d.label.empty() ? "-" : d.label.c_str(), device.c_str(), s.strategy().name.c_str(),
                 priority_name(s.options().task.priority), mean_spp(s), st.fps(), d.update_ms + d.draw_ms);

@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "app/core/image_io.h"
 #include "app/core/megakernel_report.h"
 #include "app/core/split.h"
+#include "app/core/strand_view.h"
+#include "base/errors.h"
 #include "app/gui/camera_control.h"
 #include "app/gui/panels.h"
 #include "render/gpu.h"
@@ -57,15 +60,45 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
                  priority_name(session_->options().task.priority), right_->strategy().name,
                  priority_name(right_->options().task.priority));
   }
+  StrandState& ss = state_.strands;
+  ss.gpu = gpu_available() && !options_.session.force_cpu;
+  ss.no_gpu_reason = options_.session.force_cpu ? "--cpu was given" : gpu_info().reason;
+  ss.strategy = !options_.strand_strategy.empty() ? options_.strand_strategy : ss.gpu ? "cuda" : "cpu-parallel";
+  ss.grid_auto = options_.strand_grid.automatic;
+  if (!ss.grid_auto) {
+    ss.grid_n = options_.strand_grid.blocks;
+    ss.grid_b = options_.strand_grid.threads;
+    ss.grid_c = options_.strand_grid.work_unit;
+  }
+  if (!options_.strand_workload.empty()) {
+    enter_strand_mode(options_.strand_workload, options_.strand_width, options_.strand_height);
+  }
   start_ = last_frame_ = std::chrono::steady_clock::now();
 }
 
 int Viewer::run() {
-  for (int n = 1; !window_.should_close(); ++n) {
+  int held = 0;  // frames drawn while the smoke test's frame number stood still
+  std::chrono::steady_clock::time_point held_since;
+  for (int n = 0; !window_.should_close();) {
+    // Smoke tests in strand mode: the frame number stands still while a strand run is pending, so a
+    // scripted step after it sees the run finished and shown.
+    if (n == 0 || options_.frames == 0 || !strand_busy()) {
+      if (held > 0)
+        spdlog::info("smoke: frame {} waited for the strand run: {} frames drawn meanwhile ({:.0f} fps)", n, held,
+                     1000.0 * held / std::max(ms_between(held_since, std::chrono::steady_clock::now()), 1e-3));
+      held = 0;
+      ++n;
+    } else if (held++ == 0) {
+      held_since = std::chrono::steady_clock::now();
+    }
     frame_index_ = n;
     frame();
-    if (options_.frames > 0 && n >= options_.frames) {
+    if (options_.frames > 0 && n >= options_.frames && !strand_busy()) {
       const DisplayStats& d = display_.stats();
+      if (state_.strands.active())
+        spdlog::info("smoke test: {} frames, strand mode {} {}, display {}", n, state_.strands.workload,
+                     state_.strands.strategy, d.label);
+      else
       spdlog::info("smoke test: {} frames, {:.1f} spp, display {} ({} updates, mean {:.3f} ms CPU, {:.3f} ms GPU)",
                    n, mean_spp(*session_), d.label, d.updates, d.mean_update_ms(), d.mean_device_ms());
       if (right_) log_split("end");
@@ -77,6 +110,10 @@ int Viewer::run() {
 }
 
 bool Viewer::idle() const {
+  if (state_.strands.active() || state_.strands.mode_request)
+    return options_.frames == 0 && state_.commands.empty() && !state_.strands.mode_request &&
+           !state_.strands.run_requested && !strand_busy() && !strand_dirty_ &&
+           state_.strands.heat_map == strand_heat_shown_;
   const bool right_idle = !right_ || ((state_.paused || right_->done()) && shown_right_epoch_ == film_epoch_ &&
                                       shown_right_paths_ == right_->last().total_paths);
   return options_.frames == 0 && (state_.paused || session_->done()) && state_.commands.empty() &&
@@ -133,6 +170,9 @@ void Viewer::stop_split() {
 void Viewer::frame() {
   if (idle())
     window_.wait_events(0.1);  // nothing renders: wake on input, or 10 times a second for the panels
+  else if (const double left_s = 1.0 / 30.0 - ms_between(last_frame_, std::chrono::steady_clock::now()) / 1000.0;
+           state_.strands.active() && strand_busy() && !state_.strands.run_requested && left_s > 0.0)
+    window_.wait_events(left_s);  // a strand run on the worker: 30 fps for the panels; its end wakes us
   else
     window_.poll_events();
   const auto now = std::chrono::steady_clock::now();
@@ -144,7 +184,7 @@ void Viewer::frame() {
   const float status_height = draw_status_bar(*session_, right_.get(), state_, display_.stats());
   draw_error_window(state_, panel_right);
   const PixelRect area = image_area(panel_right, status_height);
-  camera_input(area);
+  if (!state_.strands.active()) camera_input(area);
   if (window_.take_key_press(GLFW_KEY_F12) && !ImGui::GetIO().WantTextInput) state_.capture_requested = true;
 
   const bool scripted_switch = queue_smoke_actions();
@@ -163,22 +203,62 @@ void Viewer::frame() {
                    right_->last().total_paths == right_paths_before ? "kept" : "reset", right_paths_before,
                    right_->last().total_paths);
   }
-  if (!state_.paused) render_step();
-  update_mse();
-  if (state_.capture_requested) take_capture();
-  update_display();
+  strand_frame();
+  const bool strands = state_.strands.active();
+  if (strands) {
+    show_strand_image();
+    if (state_.capture_requested) take_strand_capture();
+  } else {
+    if (!state_.paused) render_step();
+    update_mse();
+    if (state_.capture_requested) take_capture();
+    update_display();
+  }
 
   int fb_width = 0, fb_height = 0;
   window_.framebuffer_size(fb_width, fb_height);
   display_.draw(fb_width, fb_height, area,
-                right_ ? split_column(state_.split.divider, static_cast<int>(session_->width())) : -1);
+                right_ && !strands ? split_column(state_.split.divider, static_cast<int>(session_->width())) : -1);
   imgui_.end_frame();
 }
 
 bool Viewer::queue_smoke_actions() {
   bool switched = false;
+  if (frame_index_ == smoke_frame_done_) return false;  // a strand-mode smoke frame drawn again while waiting
+  smoke_frame_done_ = frame_index_;
+  StrandState& ss = state_.strands;
   for (const SmokeAction& a : options_.smoke_actions) {
     if (a.frame != frame_index_) continue;
+    if (a.action == "strand-view") {
+      spdlog::info("smoke: frame {}: strand-view={}", frame_index_, a.value);
+      ss.heat_map = a.value == "heat";
+      continue;
+    }
+    if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
+      spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
+      if (a.action == "workload") {  // the workload picker
+        ss.mode_request = a.value == "path-tracer" ? std::string(kPathTracerMode) : a.value;
+      } else if (a.action == "strand-strategy") {  // the Strands section's combo (checked when the run starts)
+        ss.strategy = a.value;
+        ss.run_requested = true;
+      } else {  // the grid fields, n:b[:c] or auto
+        std::string text = a.value;
+        std::replace(text.begin(), text.end(), ':', ',');
+        try {
+          const GridConfig g = parse_grid(text, "grid");
+          ss.grid_auto = g.automatic;
+          if (!g.automatic) {
+            ss.grid_n = g.blocks;
+            ss.grid_b = g.threads;
+            ss.grid_c = g.work_unit;
+          }
+          ss.run_requested = true;
+        } catch (const std::exception& e) {
+          state_.report("Set grid " + a.value, e);
+        }
+      }
+      continue;
+    }
     if (a.action == "capture") {
       spdlog::info("smoke: frame {}: capture", frame_index_);
       state_.capture_requested = true;  // what F12 and the Screenshot button do
@@ -468,6 +548,196 @@ int Viewer::save_window_shot() {
   }
   spdlog::info("window shot: {} ({}x{})", options_.window_shot, width, height);
   return 0;
+}
+
+// ---------------------------------------------------------------- strand mode (issue 5, item 5)
+
+void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint32_t height) {
+  StrandState& ss = state_.strands;
+  const StrandWorkloadEntry* w = nullptr;
+  try {
+    w = &find_strand_workload(workload);
+  } catch (const std::exception& e) {
+    state_.report("Workload " + workload, e);
+    return;
+  }
+  ss.workload = w->name;
+  ss.width = static_cast<int>(width > 0 ? width : w->default_width);
+  ss.height = static_cast<int>(height > 0 ? height : w->default_height);
+  const auto runs_here = [&](const std::string& name) {
+    for (const StrandStrategyInfo& i : w->strategies)
+      if (i.name == name) return !i.needs_gpu || ss.gpu;
+    return false;
+  };
+  if (!runs_here(ss.strategy)) ss.strategy = ss.gpu ? "cuda" : "cpu-parallel";
+  ss.last.reset();
+  ss.previous.reset();
+  ss.per_strategy.clear();
+  strand_shown_.reset();
+  strand_dirty_ = true;
+  ss.run_requested = true;
+  spdlog::info("strands: workload {} ({}x{} strands), strategy {}", ss.workload, ss.width, ss.height, ss.strategy);
+}
+
+void Viewer::leave_strand_mode() {
+  state_.strands.workload.clear();
+  strand_shown_.reset();
+  strand_pixels_.clear();
+  shown_epoch_ = ~uint64_t{0};  // the film goes back into the texture at the next update
+  shown_right_epoch_ = ~uint64_t{0};
+  spdlog::info("strands: back to the path tracer");
+}
+
+void Viewer::strand_frame() {
+  StrandState& ss = state_.strands;
+  if (ss.mode_request) {
+    const std::string m = *std::exchange(ss.mode_request, std::nullopt);
+    if (m == kPathTracerMode) {
+      if (ss.active()) leave_strand_mode();
+    } else if (m != ss.workload) {
+      enter_strand_mode(m);
+    }
+  }
+  if (ss.active() && ss.run_requested) start_strand_run();
+  if (!strand_runner_) return;
+  while (std::optional<StrandOutcome> o = strand_runner_->take()) strand_finished(std::move(*o));
+  const std::optional<StrandRequest> r = strand_runner_->running();
+  if (!r) {
+    ss.running.clear();
+  } else if (r->id != strand_running_id_ || ss.running.empty()) {
+    strand_running_id_ = r->id;
+    ss.running = r->strategy + " " + r->settings.grid.str() + " " + std::to_string(r->width) + "x" +
+                 std::to_string(r->height);
+    ss.running_since_s = ImGui::GetTime();
+  }
+}
+
+void Viewer::start_strand_run() {
+  StrandState& ss = state_.strands;
+  ss.run_requested = false;
+  StrandRequest r;
+  r.workload = ss.workload;
+  r.strategy = ss.strategy;
+  try {
+    const StrandWorkloadEntry& w = find_strand_workload(ss.workload);
+    const StrandStrategyInfo& info = w.strategy(ss.strategy);
+    if (info.needs_gpu && !ss.gpu)
+      throw InputError("", "strategy", info.name + " needs a CUDA GPU (" + ss.no_gpu_reason + ")");
+    r.settings.grid = ss.grid_auto ? GridConfig{} : make_grid(ss.grid_n, ss.grid_b, ss.grid_c, "grid");
+    r.settings.permute_seed = ss.permute_seed;
+    r.settings.prefetch = ss.prefetch;
+    const int max_side = static_cast<int>(w.max_side);
+    if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
+      throw InputError("", "size", std::to_string(ss.width) + "x" + std::to_string(ss.height) +
+                                       " is out of range: width and height in [1, " + std::to_string(max_side) + "]");
+    r.width = static_cast<uint32_t>(ss.width);
+    r.height = static_cast<uint32_t>(ss.height);
+  } catch (const std::exception& e) {
+    state_.report("Run " + ss.strategy + " on " + ss.workload, e);
+    return;
+  }
+  if (!strand_runner_) strand_runner_ = std::make_unique<StrandRunner>([] { glfwPostEmptyEvent(); });
+  const uint64_t id = strand_runner_->request(r);
+  spdlog::info("strands: run {} queued: {} {} grid {} {}x{}", id, r.workload, r.strategy, r.settings.grid.str(),
+               r.width, r.height);
+}
+
+void Viewer::strand_finished(StrandOutcome o) {
+  StrandState& ss = state_.strands;
+  const StrandRequest& q = o.request;
+  StrandRunRow row;
+  row.id = q.id;
+  row.strategy = q.strategy;
+  row.width = q.width;
+  row.height = q.height;
+  row.grid = "-";
+  if (o.error) {
+    try {
+      std::rethrow_exception(o.error);
+    } catch (const std::exception& e) {
+      row.error = e.what();
+      state_.report("Run " + q.strategy + " on " + q.workload, e);
+    } catch (...) {
+      row.error = "unknown error";
+      state_.report("Run " + q.strategy + " on " + q.workload, std::runtime_error(row.error));
+    }
+  } else {
+    const StrandTimings& t = o.result.timing;
+    try {
+      row.grid = strand_grid_text(find_strand_workload(q.workload).strategy(q.strategy), t.grid);
+    } catch (const std::exception&) {
+    }
+    row.ms = t.ms;
+    row.cuda_events = t.cuda_events;
+    row.launches = t.launches;
+    row.steps = o.stats;
+    spdlog::info("strands: {} {} {} {:.3f} ms, steps mu {:.3f} sigma {:.3f} cv {:.4f}, {} strands {}x{}, {} "
+                 "launches, {} (run {}){}",
+                 q.workload, q.strategy, row.grid, t.ms, o.stats.mean, o.stats.sigma, o.stats.cv, o.stats.count,
+                 q.width, q.height, t.launches, t.cuda_events ? "CUDA events" : "wall clock", q.id,
+                 t.notes.empty() ? "" : " (" + t.notes + ")");
+  }
+  if (q.workload != ss.workload) {
+    spdlog::info("strands: run {} finished after the workload changed; not shown", q.id);
+    return;
+  }
+  ss.previous = std::exchange(ss.last, row);
+  // The latest run of each strategy, in the registry's order.
+  const StrandWorkloadEntry& w = find_strand_workload(q.workload);
+  auto& rows = ss.per_strategy;
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const StrandRunRow& r) { return r.strategy == q.strategy; }),
+             rows.end());
+  rows.push_back(row);
+  const auto rank = [&](const std::string& name) {
+    for (size_t i = 0; i < w.strategies.size(); ++i)
+      if (w.strategies[i].name == name) return i;
+    return w.strategies.size();
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const StrandRunRow& a, const StrandRunRow& b) { return rank(a.strategy) < rank(b.strategy); });
+  if (!o.error) {
+    strand_shown_ = std::move(o);
+    strand_dirty_ = true;
+  }
+}
+
+void Viewer::show_strand_image() {
+  const StrandState& ss = state_.strands;
+  if (!strand_dirty_ && ss.heat_map == strand_heat_shown_) return;
+  strand_dirty_ = false;
+  strand_heat_shown_ = ss.heat_map;
+  int w = std::max(ss.width, 1), h = std::max(ss.height, 1);
+  if (strand_shown_) {
+    const StrandResult& r = strand_shown_->result;
+    strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
+    w = static_cast<int>(r.width);
+    h = static_cast<int>(r.height);
+  } else {  // before the first run: the black background at the run's size
+    strand_pixels_.assign(static_cast<size_t>(w) * h, 0xff000000u);
+  }
+  try {
+    display_.show_image(strand_pixels_.data(), w, h,
+                        std::string("host upload \xC2\xB7 strand ") + (ss.heat_map ? "steps heat map" : "image"));
+  } catch (const std::exception& e) {
+    state_.report("Display", e);
+  }
+}
+
+void Viewer::take_strand_capture() {
+  state_.capture_requested = false;
+  try {
+    if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");
+    const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()}};
+    const auto [png, json] = capture_strands(*strand_shown_, strand_pixels_,
+                                             strand_heat_shown_ ? "steps heat map" : "image", options_.capture_dir, extra);
+    state_.capture_message = png;
+    state_.capture_failed = false;
+    spdlog::info("capture: {} ({})", png, json);
+  } catch (const std::exception& e) {
+    state_.capture_message = e.what();
+    state_.capture_failed = true;
+    state_.report("Screenshot", e);
+  }
 }
 
 }  // namespace mv::gui

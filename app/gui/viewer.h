@@ -5,8 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "app/core/session.h"
+#include "app/core/strand_view.h"
 #include "app/gui/display.h"
 #include "app/gui/gui.h"
 #include "app/gui/gui_state.h"
@@ -62,6 +65,23 @@ class Viewer {
   bool idle() const;
   int save_window_shot();
 
+  // Strand mode (issue 5, item 5): the path tracer's Session stays as it is (not advanced) while a strand
+  // workload is shown; its runs go through strand_runner_ on a worker thread.
+  /// Applies a workload switch, starts a requested run, collects finished runs and updates the panel's
+  /// "running" line.
+  void strand_frame();
+  /// Switches to `workload` at width × height strands (0: its default, the paper's strand count); the
+  /// history is cleared and a run is requested. An unknown name goes to the error window.
+  void enter_strand_mode(const std::string& workload, uint32_t width = 0, uint32_t height = 0);
+  void leave_strand_mode();
+  /// Validates the Strands section's settings (errors go to the error window) and queues the run.
+  void start_strand_run();
+  void strand_finished(StrandOutcome o);
+  /// Uploads the shown run's image or step heat map when it changed (black before the first run).
+  void show_strand_image();
+  void take_strand_capture();
+  bool strand_busy() const { return strand_runner_ && strand_runner_->busy(); }
+
   Window& window_;
   const GuiOptions& options_;
   std::unique_ptr<Session> session_;
@@ -78,6 +98,13 @@ class Viewer {
   uint64_t max_gap_ = 0;             // split view: the largest |left − right| total paths after a frame
   float mse_divider_ = -1.f;         // the divider the shown-columns MSE was computed for
   int frame_index_ = 0;              // 1-based number of the frame being drawn
+  int smoke_frame_done_ = 0;         // the last frame whose smoke steps were queued
+  std::unique_ptr<StrandRunner> strand_runner_;  // created with the first strand run
+  std::optional<StrandOutcome> strand_shown_;    // the run on screen (the latest successful one)
+  std::vector<uint32_t> strand_pixels_;          // what was uploaded (captures write exactly this)
+  bool strand_dirty_ = false;        // strand_shown_ or the mode changed: upload again
+  bool strand_heat_shown_ = false;   // strand_pixels_ is the step heat map
+  uint64_t strand_running_id_ = 0;   // the request the panel's "running" line shows
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
   std::chrono::steady_clock::time_point start_, last_frame_;
 };

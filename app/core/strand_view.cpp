@@ -1,0 +1,188 @@
+#include "app/core/strand_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <utility>
+
+#include "app/core/capture.h"
+#include "app/core/image_io.h"
+#include "app/core/output_file.h"
+#include "render/gpu.h"
+#include "render/tonemap.h"
+
+namespace mv {
+
+// ---------------------------------------------------------------- runner
+
+StrandRunner::StrandRunner(std::function<void()> on_finished)
+    : on_finished_(std::move(on_finished)), thread_([this] { loop(); }) {}
+
+StrandRunner::~StrandRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    queued_.reset();
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+uint64_t StrandRunner::request(StrandRequest r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  r.id = next_id_++;
+  queued_ = std::move(r);
+  wake_.notify_all();
+  return queued_->id;
+}
+
+std::optional<StrandOutcome> StrandRunner::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_.empty()) return std::nullopt;
+  StrandOutcome o = std::move(finished_.front());
+  finished_.erase(finished_.begin());
+  return o;
+}
+
+bool StrandRunner::busy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queued_ || running_ || !finished_.empty();
+}
+
+std::optional<StrandRequest> StrandRunner::running() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_;
+}
+
+void StrandRunner::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || queued_.has_value(); });
+    if (stop_) return;
+    running_ = std::exchange(queued_, std::nullopt);
+    const StrandRequest r = *running_;
+    lock.unlock();
+    StrandOutcome o = run_strand_request(r);
+    lock.lock();
+    running_.reset();
+    finished_.push_back(std::move(o));
+    if (on_finished_) {
+      lock.unlock();
+      on_finished_();
+      lock.lock();
+    }
+  }
+}
+
+StrandOutcome run_strand_request(const StrandRequest& r) {
+  StrandOutcome o;
+  o.request = r;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const StrandWorkloadEntry& w = find_strand_workload(r.workload);
+    o.result = w.run(r.strategy, r.width, r.height, r.settings, true);
+    o.stats = step_statistics(o.result.steps);
+  } catch (...) {
+    o.error = std::current_exception();
+    o.result = StrandResult{};
+  }
+  o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return o;
+}
+
+// ---------------------------------------------------------------- images
+
+std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma) {
+  const size_t n = static_cast<size_t>(r.width) * r.height;
+  std::vector<uint32_t> out(n, pack_rgba8(Vec3{kStrandBackground[0], kStrandBackground[1], kStrandBackground[2]}));
+  if (r.rgba.size() < 4 * n) return out;
+  const float inv_g = 1.f / std::max(gamma, 1e-3f);
+  const auto enc = [inv_g](float v) { return std::pow(std::clamp(v, 0.f, 1.f), inv_g); };
+  for (size_t p = 0; p < n; ++p) {
+    const float* c = &r.rgba[4 * p];
+    const float a = std::clamp(c[3], 0.f, 1.f);
+    out[p] = pack_rgba8(Vec3{enc(c[0] * a), enc(c[1] * a), enc(c[2] * a)});
+  }
+  return out;
+}
+
+std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
+  const size_t n = static_cast<size_t>(r.width) * r.height;
+  std::vector<uint32_t> out(n, pack_rgba8(heat_color(0.f)));
+  uint32_t max_steps = 0;
+  for (uint32_t s : r.steps) max_steps = std::max(max_steps, s);
+  const float inv = max_steps > 0 ? 1.f / static_cast<float>(max_steps) : 0.f;
+  for (size_t i = 0; i < std::min(n, r.steps.size()); ++i)
+    out[i] = pack_rgba8(heat_color(static_cast<float>(r.steps[i]) * inv));
+  return out;
+}
+
+std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g) {
+  if (!info.uses_grid) return "-";
+  if (g.automatic) return "auto";
+  return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
+                             : fmt::format("{},{}", g.blocks, g.threads);
+}
+
+// ---------------------------------------------------------------- report and capture
+
+nlohmann::json strand_report(const StrandOutcome& o) {
+  const StrandRequest& q = o.request;
+  const StrandResult& r = o.result;
+  const StrandWorkloadEntry& w = find_strand_workload(q.workload);
+  const StrandStrategyInfo& info = w.strategy(q.strategy);
+  const StrandTimings& t = r.timing;
+  const GpuInfo& gpu = gpu_info();
+  nlohmann::json j;
+  j["workload"] = q.workload;
+  j["strategy"] = q.strategy;
+  j["strategy_section"] = info.section;
+  j["width"] = q.width;
+  j["height"] = q.height;
+  j["strands"] = static_cast<uint64_t>(q.width) * q.height;
+  j["settings"] = {{"grid", q.settings.grid.str()},
+                   {"permute_seed", q.settings.permute_seed},
+                   {"prefetch", q.settings.prefetch},
+                   {"managed_counter", q.settings.managed_counter}};
+  j["grid"] = strand_grid_text(info, t.grid);
+  j["timing"] = {{"ms", t.ms},
+                 {"clock", t.cuda_events ? "cuda-events" : "wall-clock"},
+                 {"launches", t.launches},
+                 {"super_steps", t.super_steps},
+                 {"notes", t.notes},
+                 {"run_wall_ms", o.wall_ms}};
+  j["steps"] = {{"count", o.stats.count}, {"total", o.stats.total}, {"min", o.stats.min},
+                {"max", o.stats.max},     {"mean", o.stats.mean},   {"sigma", o.stats.sigma},
+                {"cv", o.stats.cv}};
+  j["image_checksum"] = fmt::format("{:016x}", r.checksum());
+  j["gpu"] = gpu.available ? nlohmann::json(gpu.name) : nlohmann::json(nullptr);
+  j["runs_on"] = info.needs_gpu ? "gpu" : "cpu";
+  return j;
+}
+
+std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, const std::vector<uint32_t>& shown,
+                                                    const std::string& shown_what, const std::string& dir,
+                                                    const nlohmann::json& extra) {
+  if (o.error) throw InputError("", "capture", "the last strand run failed; nothing to capture");
+  const int w = static_cast<int>(o.result.width), h = static_cast<int>(o.result.height);
+  if (shown.size() != static_cast<size_t>(w) * h) throw InputError("", "capture", "no strand image to capture");
+  nlohmann::json sidecar = strand_report(o);
+  const std::string base = o.request.workload + "-" + o.request.strategy + "-";
+  const std::string stem = claim_and_write(
+      dir, base, {".png"},
+      [&](const std::string& st, std::vector<std::string>& written) {
+        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
+        written.push_back(st + ".png");
+      },
+      [&](const std::string& st) {
+        sidecar["capture"] = {{"png", std::filesystem::path(st + ".png").filename().string()}, {"shown", shown_what}};
+        sidecar.update(extra);
+        return sidecar;
+      });
+  return {stem + ".png", stem + ".json"};
+}
+
+}  // namespace mv

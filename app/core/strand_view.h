@@ -1,0 +1,103 @@
+// What the viewer's strand mode needs besides GL (issue 5, item 5): one strand run on a worker thread,
+// its image and step-count heat map as RGBA8, the run's report as JSON, and captures of what is shown.
+// Kept out of app/gui so the tests can run it headless, through exactly the viewer's code path.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/core/strand_workloads.h"
+#include "sched/strand_stats.h"
+
+namespace mv {
+
+/// One run the viewer asks for: `strategy` of workload `workload` on width × height strands.
+struct StrandRequest {
+  std::string workload, strategy;
+  uint32_t width = 0, height = 0;
+  StrandRunSettings settings;
+  uint64_t id = 0;  ///< set by StrandRunner::request: 1, 2, … in request order
+};
+
+/// A finished run: its result (with the image) and step statistics, or the exception it threw.
+struct StrandOutcome {
+  StrandRequest request;
+  StrandResult result;         ///< empty when `error` is set
+  StepStatistics stats;        ///< of result.steps
+  double wall_ms = 0.0;        ///< wall clock of the whole run() call (workload set-up and image included)
+  std::exception_ptr error;    ///< InputError, CudaError, std::bad_alloc, … thrown by the run
+};
+
+/// Runs strand programs one at a time on its own thread, so the GUI stays responsive while a run takes
+/// seconds. A strand run cannot be interrupted (StrandStrategy::run is one call), so a new request does
+/// not stop the run in flight: it replaces any request still waiting, and starts when that run ends. The
+/// frame loop collects finished runs with take(). Not copyable; the destructor waits for the run in flight.
+class StrandRunner {
+ public:
+  /// `on_finished` (optional) is called on the worker thread after each run, e.g. to wake the GUI's event
+  /// wait (glfwPostEmptyEvent); it must be thread-safe.
+  explicit StrandRunner(std::function<void()> on_finished = {});
+  ~StrandRunner();
+  StrandRunner(const StrandRunner&) = delete;
+  StrandRunner& operator=(const StrandRunner&) = delete;
+
+  /// Queues `r` (replacing a queued, not yet started request). Returns its id.
+  uint64_t request(StrandRequest r);
+  /// The oldest finished run not yet taken, if any (runs finish in request order).
+  std::optional<StrandOutcome> take();
+  /// A run is queued, in flight, or finished and not yet taken.
+  bool busy() const;
+  /// The request in flight, if any (for the panel's "running …" line).
+  std::optional<StrandRequest> running() const;
+
+ private:
+  void loop();
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::optional<StrandRequest> queued_, running_;
+  std::vector<StrandOutcome> finished_;
+  std::function<void()> on_finished_;
+  uint64_t next_id_ = 1;
+  bool stop_ = false;
+  std::thread thread_;  // last: started after the members it uses
+};
+
+/// Runs `r` synchronously (what the worker thread calls): find_strand_workload(r.workload).run(…, image =
+/// true), with the step statistics and the wall clock; exceptions land in StrandOutcome::error.
+StrandOutcome run_strand_request(const StrandRequest& r);
+
+/// The run's image as RGBA8 (R in the low byte, row 0 at the top): each float channel clamped to [0, 1],
+/// colour multiplied by alpha over a black background (kStrandBackground), then encoded with 1/gamma
+/// (gamma 1: the workloads' colours are display values, as `megaview strands` writes them).
+std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.f);
+/// Steps per strand (strand i at pixel i, row-major) through render/tonemap.h's heat ramp, t = steps /
+/// the run's largest step count (all strands the bottom colour when every count is 0).
+std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
+
+/// "auto" or the grid the strategy used: "n,b" (or "n,b,c" for the global queues); "-" for the CPU ones.
+std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g);
+
+/// The run as JSON (the capture sidecar's body): workload, strategy (with its paper section), size, the
+/// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step
+/// statistics (Lehmann 2023 Fig 3.2), the image checksum and the GPU's name.
+nlohmann::json strand_report(const StrandOutcome& o);
+
+/// Writes "<workload>-<strategy>-NNNN.png" (`shown`, width × height RGBA8, as on screen) and its ".json"
+/// sidecar (strand_report plus `extra` and {"capture": {"png", "shown"}}) into `dir`, claiming the number
+/// as capture() does (app/core/capture.h): nothing is ever overwritten. Returns {png, json}.
+/// Throws InputError if the directory or a file cannot be written.
+std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, const std::vector<uint32_t>& shown,
+                                                    const std::string& shown_what, const std::string& dir,
+                                                    const nlohmann::json& extra = nlohmann::json::object());
+
+}  // namespace mv

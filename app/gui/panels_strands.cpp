@@ -1,0 +1,197 @@
+// The control window's workload picker and the Strands section (strand mode, issue 5 item 5). Like the
+// other sections it only edits GuiState: the frame loop (Viewer::strand_frame) validates the settings,
+// starts the runs and fills in the rows.
+#include <imgui.h>
+
+#include <string>
+
+#include "app/core/strand_workloads.h"
+#include "app/gui/panel_sections.h"
+
+namespace mv::gui {
+
+namespace {
+
+/// The last item's tooltip, also while it is disabled.
+void tip(const char* text) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+void changed(StrandState& ss) {
+  if (ss.auto_run) ss.run_requested = true;
+}
+
+void strand_strategy_combo(const StrandWorkloadEntry& w, StrandState& ss) {
+  if (!ImGui::BeginCombo("strategy", ss.strategy.c_str())) return;
+  for (const StrandStrategyInfo& i : w.strategies) {
+    const bool blocked = i.needs_gpu && !ss.gpu;
+    const bool selected = i.name == ss.strategy;
+    ImGui::BeginDisabled(blocked);
+    if (ImGui::Selectable(i.name.c_str(), selected) && !selected) {
+      ss.strategy = i.name;
+      changed(ss);
+    }
+    ImGui::EndDisabled();
+    const std::string text = blocked ? "needs a CUDA GPU: " + ss.no_gpu_reason
+                                     : i.description + " (" + i.section + ")";
+    tip(text.c_str());
+    if (selected) ImGui::SetItemDefaultFocus();
+  }
+  ImGui::EndCombo();
+}
+
+void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
+  ImGui::BeginDisabled(!info.uses_grid);
+  if (ImGui::Checkbox("auto grid", &ss.grid_auto)) changed(ss);
+  help_marker("Auto: each GPU strategy picks n blocks of b threads with the CUDA occupancy API (one full wave), "
+              "c = 1. Otherwise n in [1, 67107840], b a multiple of 32 in [32, 1024], c in [1, 1048576] "
+              "(Lehmann 2023 Appendix A). CPU strategies ignore the grid.");
+  ImGui::BeginDisabled(ss.grid_auto);
+  const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
+  if (ImGui::InputScalar("blocks n", ImGuiDataType_U32, &ss.grid_n, nullptr, nullptr, "%u", enter)) changed(ss);
+  if (ImGui::InputScalar("threads b", ImGuiDataType_U32, &ss.grid_b, nullptr, nullptr, "%u", enter)) changed(ss);
+  ImGui::BeginDisabled(!info.uses_work_unit);
+  if (ImGui::InputScalar("work unit c", ImGuiDataType_U32, &ss.grid_c, nullptr, nullptr, "%u", enter)) changed(ss);
+  tip("strands per work unit of the global queues");
+  ImGui::EndDisabled();
+  ImGui::EndDisabled();
+  ImGui::EndDisabled();
+
+  ImGui::BeginDisabled(!info.permutes);
+  if (ImGui::InputScalar("permute seed", ImGuiDataType_U64, &ss.permute_seed, nullptr, nullptr, "%llu", enter))
+    changed(ss);
+  tip("seed of the index-space permutation (the *-permute strategies, Lehmann 2023 3.2)");
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(!info.unified_memory);
+  if (ImGui::Checkbox("prefetch", &ss.prefetch)) changed(ss);
+  tip("unified-memory strategies: cudaMemPrefetchAsync the strand arrays to the GPU");
+  ImGui::EndDisabled();
+
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
+  bool size_done = ImGui::InputInt("##sw", &ss.width, 0, 0, enter);
+  ImGui::SameLine();
+  ImGui::TextUnformatted("x");
+  ImGui::SameLine();
+  size_done |= ImGui::InputInt("##sh", &ss.height, 0, 0, enter);
+  ImGui::PopItemWidth();
+  ImGui::SameLine();
+  ImGui::TextUnformatted("strands");
+  if (size_done) changed(ss);
+}
+
+void timing_line(const char* label, const StrandRunRow& r) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(label);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(r.strategy.c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(r.grid.c_str());
+  ImGui::TableNextColumn();
+  if (r.error.empty())
+    ImGui::Text("%.3f%s", r.ms, r.cuda_events ? "" : " (wall)");
+  else
+    ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "failed");
+  if (!r.error.empty()) tip(r.error.c_str());
+  ImGui::TableNextColumn();
+  if (r.launches > 0)
+    ImGui::Text("%u", r.launches);
+  else
+    ImGui::TextUnformatted("-");
+}
+
+void runs_tables(StrandState& ss) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (ss.last && ImGui::BeginTable("##runs", 5, flags)) {
+    for (const char* h : {"run", "strategy", "grid", "ms", "launches"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    timing_line("now", *ss.last);
+    if (ss.previous) timing_line("before", *ss.previous);
+    ImGui::EndTable();
+  }
+  if (ss.last && ss.last->error.empty()) {
+    const StepStatistics& s = ss.last->steps;
+    ImGui::Text("steps: %llu strands, mu %.2f, sigma %.2f, CV %.3f", static_cast<unsigned long long>(s.count), s.mean,
+                s.sigma, s.cv);
+    ImGui::Text("       min %u, max %u, %llu updates", s.min, s.max, static_cast<unsigned long long>(s.total));
+    help_marker("Updates per strand until it is stable (Lehmann 2023 Fig 3.2): a high CV means the strands' work "
+                "differs a lot, which the static BSP strategies handle worst.");
+  }
+  if (ImGui::RadioButton("image", !ss.heat_map)) ss.heat_map = false;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("steps heat map", ss.heat_map)) ss.heat_map = true;
+  tip("steps per strand through the heat ramp, top colour = the run's largest step count");
+
+  if (ss.per_strategy.empty() || !ImGui::TreeNodeEx("Last run per strategy", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  double seq_ms = 0.0;
+  for (const StrandRunRow& r : ss.per_strategy)
+    if (r.strategy == "sequential" && r.error.empty()) seq_ms = r.ms;
+  if (ImGui::BeginTable("##per-strategy", 5, flags)) {
+    for (const char* h : {"strategy", "grid", "ms", "launches", "vs seq"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const StrandRunRow& r : ss.per_strategy) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.strategy.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.grid.c_str());
+      ImGui::TableNextColumn();
+      if (r.error.empty())
+        ImGui::Text("%.3f", r.ms);
+      else
+        ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "failed");
+      ImGui::TableNextColumn();
+      if (r.launches > 0)
+        ImGui::Text("%u", r.launches);
+      else
+        ImGui::TextUnformatted("-");
+      ImGui::TableNextColumn();
+      if (seq_ms > 0.0 && r.ms > 0.0 && r.error.empty())
+        ImGui::Text("%.2fx", seq_ms / r.ms);
+      else
+        ImGui::TextUnformatted("-");
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TreePop();
+}
+
+}  // namespace
+
+void workload_picker(GuiState& st) {
+  StrandState& ss = st.strands;
+  const char* current = ss.active() ? ss.workload.c_str() : kPathTracerMode;
+  if (ImGui::BeginCombo("workload", current)) {
+    if (ImGui::Selectable(kPathTracerMode, !ss.active()) && ss.active()) ss.mode_request = kPathTracerMode;
+    for (const StrandWorkloadEntry& w : strand_workloads()) {
+      const bool selected = w.name == ss.workload;
+      if (ImGui::Selectable(w.name.c_str(), selected) && !selected) ss.mode_request = w.name;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", w.description.c_str());
+    }
+    ImGui::EndCombo();
+  }
+  help_marker("path tracer: the progressive renderer with its scheduling strategies. A strand workload "
+              "(Lehmann 2023): one run of a strand program per setting, with its strand strategies.");
+  ImGui::Separator();
+}
+
+void strands_section(GuiState& st) {
+  StrandState& ss = st.strands;
+  if (!ImGui::CollapsingHeader("Strands", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const StrandWorkloadEntry& w = find_strand_workload(ss.workload);
+  strand_strategy_combo(w, ss);
+  const StrandStrategyInfo* info = &w.strategies.front();
+  for (const StrandStrategyInfo& i : w.strategies)
+    if (i.name == ss.strategy) info = &i;
+  settings_fields(*info, ss);
+  if (ImGui::Button("Run")) ss.run_requested = true;
+  ImGui::SameLine();
+  ImGui::Checkbox("auto-run on change", &ss.auto_run);
+  if (!ss.running.empty())
+    ImGui::Text("running %s ... %.1f s", ss.running.c_str(), ImGui::GetTime() - ss.running_since_s);
+  else
+    ImGui::TextDisabled("idle");
+  runs_tables(ss);
+}
+
+}  // namespace mv::gui

@@ -1,0 +1,161 @@
+// The viewer's strand mode without a window (app/core/strand_view.h): the worker-thread runner, the
+// image and step heat map it shows, captures that never overwrite; on a GPU, every GPU strategy run
+// through the viewer's code path shows the same mandelbrot image as sequential.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app/core/image_io.h"
+#include "app/core/strand_view.h"
+#include "render/tonemap.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+StrandRequest mandelbrot_request(const std::string& strategy, uint32_t w = 64, uint32_t h = 48) {
+  StrandRequest r;
+  r.workload = "mandelbrot";
+  r.strategy = strategy;
+  r.width = w;
+  r.height = h;
+  return r;
+}
+
+/// Waits (up to a minute) for the runner's next finished run.
+StrandOutcome next_outcome(StrandRunner& runner) {
+  for (int i = 0; i < 6000; ++i) {
+    if (std::optional<StrandOutcome> o = runner.take()) return std::move(*o);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw std::runtime_error("no strand run finished within a minute");
+}
+
+TEST(StrandView, RunnerRunsOnItsThreadAndMatchesADirectRun) {
+  int wakes = 0;
+  std::mutex m;
+  StrandRunner runner([&] {
+    std::lock_guard<std::mutex> lock(m);
+    ++wakes;
+  });
+  EXPECT_FALSE(runner.busy());
+  const uint64_t id = runner.request(mandelbrot_request("sequential"));
+  EXPECT_TRUE(runner.busy());
+  const StrandOutcome o = next_outcome(runner);
+  EXPECT_FALSE(runner.busy());
+  ASSERT_FALSE(o.error);
+  EXPECT_EQ(o.request.id, id);
+  EXPECT_EQ(o.stats.count, 64u * 48u);
+  EXPECT_GT(o.stats.mean, 0.0);
+  EXPECT_EQ(o.result.rgba.size(), 64u * 48u * 4u);
+  const StrandOutcome direct = run_strand_request(mandelbrot_request("sequential"));
+  EXPECT_EQ(o.result.checksum(), direct.result.checksum());
+  EXPECT_EQ(strand_image_rgba8(o.result), strand_image_rgba8(direct.result));
+  std::lock_guard<std::mutex> lock(m);
+  EXPECT_EQ(wakes, 1);
+}
+
+TEST(StrandView, AFailedRunIsReportedNotThrown) {
+  StrandRunner runner;
+  runner.request(mandelbrot_request("warp-drive"));
+  StrandOutcome o = next_outcome(runner);
+  ASSERT_TRUE(o.error);
+  EXPECT_THROW(std::rethrow_exception(o.error), InputError);
+  StrandRequest bad = mandelbrot_request("sequential", 0, 10);  // size out of range
+  runner.request(bad);
+  o = next_outcome(runner);
+  EXPECT_TRUE(o.error);
+  // The runner keeps working after errors.
+  runner.request(mandelbrot_request("cpu-parallel"));
+  EXPECT_FALSE(next_outcome(runner).error);
+}
+
+TEST(StrandView, ANewRequestReplacesTheQueuedOneAndRunsLast) {
+  StrandRunner runner;
+  for (const char* s : {"sequential", "cpu-parallel", "sequential", "cpu-parallel"})
+    runner.request(mandelbrot_request(s, 200, 150));
+  std::vector<StrandOutcome> done;
+  while (runner.busy()) {
+    if (std::optional<StrandOutcome> o = runner.take())
+      done.push_back(std::move(*o));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GE(done.size(), 1u);
+  ASSERT_LE(done.size(), 2u);  // at most the one in flight when the later ones came, and the last
+  EXPECT_EQ(done.back().request.id, 4u);
+  EXPECT_EQ(done.back().request.strategy, "cpu-parallel");
+}
+
+TEST(StrandView, ImageIsClampedOverBlackAndHeatMapSpansTheRunsSteps) {
+  StrandResult r;
+  r.width = 3;
+  r.height = 1;
+  r.rgba = {2.f, 0.5f, -1.f, 1.f, /**/ 1.f, 1.f, 1.f, 0.f, /**/ 0.25f, 0.25f, 0.25f, 1.f};
+  r.steps = {0, 5, 10};
+  const std::vector<uint32_t> img = strand_image_rgba8(r);
+  ASSERT_EQ(img.size(), 3u);
+  EXPECT_EQ(img[0], 0xff0080ffu);  // R 255, G 128, B 0
+  EXPECT_EQ(img[1], 0xff000000u);  // alpha 0: the black background
+  EXPECT_EQ(img[2] & 0xffu, 64u);  // gamma 1 by default
+  EXPECT_EQ(strand_image_rgba8(r, 2.f)[2] & 0xffu, 128u);
+  const std::vector<uint32_t> heat = strand_heat_rgba8(r);
+  EXPECT_EQ(heat[0], pack_rgba8(heat_color(0.f)));
+  EXPECT_EQ(heat[1], pack_rgba8(heat_color(0.5f)));
+  EXPECT_EQ(heat[2], pack_rgba8(heat_color(1.f)));
+}
+
+TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
+  test::TempDir dir("strandcap");
+  const StrandOutcome o = run_strand_request(mandelbrot_request("sequential"));
+  ASSERT_FALSE(o.error);
+  const std::vector<uint32_t> shown = strand_image_rgba8(o.result);
+  const auto [png1, json1] = capture_strands(o, shown, "image", dir.str());
+  const auto [png2, json2] = capture_strands(o, strand_heat_rgba8(o.result), "steps heat map", dir.str());
+  EXPECT_NE(png1, png2);
+  EXPECT_NE(png1.find("mandelbrot-sequential-0001.png"), std::string::npos) << png1;
+  EXPECT_NE(png2.find("mandelbrot-sequential-0002.png"), std::string::npos) << png2;
+  int w = 0, h = 0;
+  EXPECT_EQ(read_png(png1, w, h), shown);
+  EXPECT_EQ(w, 64);
+  EXPECT_EQ(h, 48);
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(json2));
+  EXPECT_EQ(j["workload"], "mandelbrot");
+  EXPECT_EQ(j["strategy"], "sequential");
+  EXPECT_EQ(j["capture"]["shown"], "steps heat map");
+  EXPECT_EQ(j["steps"]["count"], 64 * 48);
+  EXPECT_NEAR(j["steps"]["mean"].get<double>(), o.stats.mean, 1e-9);
+  EXPECT_EQ(j["timing"]["clock"], "wall-clock");
+  EXPECT_TRUE(j.contains("gpu"));
+}
+
+// Issue 5's "all nine strategies run in the GUI": the GPU ones through the viewer's path (runner →
+// image → RGBA8) show exactly sequential's mandelbrot.
+TEST(StrandViewGpu, EveryGpuStrategyShowsSequentialsMandelbrot) {
+  MV_REQUIRE_GPU();
+  StrandRunner runner;
+  runner.request(mandelbrot_request("sequential", 320, 240));
+  const StrandOutcome seq = next_outcome(runner);
+  ASSERT_FALSE(seq.error);
+  const std::vector<uint32_t> want = strand_image_rgba8(seq.result);
+  for (const StrandStrategyInfo& info : find_strand_workload("mandelbrot").strategies) {
+    if (!info.needs_gpu) continue;
+    StrandRequest r = mandelbrot_request(info.name, 320, 240);
+    if (info.uses_grid && info.name.find("batch") != std::string::npos) r.settings.grid = make_grid(64, 128, 1);
+    if (info.uses_work_unit) r.settings.grid = make_grid(128, 64, 4);
+    runner.request(r);
+    const StrandOutcome o = next_outcome(runner);
+    ASSERT_FALSE(o.error) << info.name;
+    EXPECT_EQ(strand_image_rgba8(o.result), want) << info.name;
+    EXPECT_EQ(o.result.steps, seq.result.steps) << info.name;
+    EXPECT_TRUE(o.result.timing.cuda_events) << info.name;
+    EXPECT_GT(o.result.timing.launches, 0u) << info.name;
+  }
+}
+
+}  // namespace
+}  // namespace mv
