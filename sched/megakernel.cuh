@@ -208,6 +208,9 @@ __device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& 
       if (me.cursor != start) atomicAdd(&c.ctrl_restarts, 1ull);
       me.cursor = start;
       if (me.cursor <= target) {
+        // The queue is too short for this distance: let the adaptive part shrink again, or a controller
+        // that was pushed far out by refusals would stay idle for the rest of the slice.
+        me.pull_extra /= 2;
         me.cursor = -1;
         return kIdle;
       }
