@@ -83,9 +83,10 @@ void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
 void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
   const StrandViewParams& v = ss.view;
   if (w.view_kind == StrandViewKind::Orbit)
-    ImGui::Text("view: azimuth %.1f, elevation %.1f deg, distance %.1f", v.azimuth_deg, v.elevation_deg, v.distance);
+    ImGui::Text("view: azimuth %.1f, elevation %.1f deg\n      distance %.1f mm", v.azimuth_deg, v.elevation_deg,
+                v.distance);
   else
-    ImGui::Text("view: centre (%.6g, %.6g), half-height %.3g", v.center_x, v.center_y, v.half_height);
+    ImGui::Text("view: centre (%.6g, %.6g)\n      half-height %.3g", v.center_x, v.center_y, v.half_height);
   help_marker(w.view_kind == StrandViewKind::Orbit
                   ? "Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
                     "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
