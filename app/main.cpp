@@ -140,7 +140,8 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
          "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W, "
-         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat (comma separated)")
+         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
+         "FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset (comma separated)")
       ->delimiter(',');
   // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
   app.add_option("--workload", gui.strand_workload,

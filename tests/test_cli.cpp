@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -23,6 +24,8 @@
 
 #include "app/core/image_io.h"
 #include "app/core/session.h"
+#include "app/core/strand_workloads.h"
+#include "render/strands/volume_ray.h"
 #include "test_support.h"
 #include "render/metrics.h"
 
@@ -468,7 +471,9 @@ TEST(Cli, BadSmokeStepIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   for (const char* step : {"x:capture", "0:capture", "5:explode", "5:priority=", "capture", "5:segment-size=",
                            "5:segment_size=64", "5:split=maybe", "5:split", "5:divider=1.5", "5:divider=x",
-                           "5:split-priority=", "5:workload=", "5:grid=", "5:strand-strategy=", "5:strand-view=x"}) {
+                           "5:split-priority=", "5:workload=", "5:grid=", "5:strand-strategy=", "5:strand-view=x",
+                           "5:strand-orbit=1:2", "5:strand-orbit=1:2:3:4", "5:strand-pan=a:0:1", "5:strand-pan=0::1",
+                           "5:strand-pan", "5:strand-view-reset=1"}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --smoke-at '") + step + "'");
     EXPECT_EQ(r.code, 1) << step;
     EXPECT_EQ(r.err_lines(), 1) << r.err;
@@ -688,6 +693,64 @@ TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
   EXPECT_TRUE(has_colour(heat, 253, 231, 37)) << "no strand at the top of the ramp (the run's max steps)";
   EXPECT_NE(log.find("smoke test: 12 frames, "), std::string::npos) << log;
   EXPECT_EQ(log.find("smoke test: 12 frames, strand mode"), std::string::npos) << log;
+}
+
+// Issue 5 item 5's orbit / pan / zoom, scripted: an orbit step restarts vr-lite-cam with the new camera
+// (a different image), a pan step sets the mandelbrot fields, "Reset view" returns to the default; each
+// capture's sidecar records the view its run used.
+TEST(Gui, StrandModeOrbitsPansAndResetsTheViewAndRecordsItInTheSidecar) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const std::string caps = dir / "caps";
+  const Result r = megaview(dir,
+                            "--cpu --width 160 --height 120 --workload vr-lite-cam --strand-size 120x90 "
+                            "--strand-strategy sequential --frames 9 --smoke-at 3:strand-orbit=125:20:400,4:capture,"
+                            "5:strand-pan=-0.75:0.1:0.25,6:strand-view-reset,7:capture --capture-dir '" + caps + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("smoke: frame 3: strand-orbit=125:20:400"), std::string::npos) << log;
+  EXPECT_NE(log.find("view: azimuth 125 deg, elevation 20 deg, distance 400"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 5: strand-pan=-0.75:0.1:0.25"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 6: strand-view-reset"), std::string::npos) << log;
+  EXPECT_NE(log.find("view: azimuth 35 deg, elevation 10 deg, distance 520"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[error]"), std::string::npos) << log;
+  const nlohmann::json a = nlohmann::json::parse(test::slurp(caps + "/vr-lite-cam-sequential-0001.json"));
+  const nlohmann::json b = nlohmann::json::parse(test::slurp(caps + "/vr-lite-cam-sequential-0002.json"));
+  EXPECT_EQ(a["view"]["kind"], "orbit");
+  EXPECT_FLOAT_EQ(a["view"]["azimuth_deg"].get<float>(), 125.f);
+  EXPECT_FLOAT_EQ(a["view"]["elevation_deg"].get<float>(), 20.f);
+  EXPECT_FLOAT_EQ(a["view"]["distance"].get<float>(), 400.f);
+  EXPECT_FLOAT_EQ(b["view"]["azimuth_deg"].get<float>(), kCh2Azimuth);
+  EXPECT_FLOAT_EQ(b["view"]["elevation_deg"].get<float>(), kCh2Elevation);
+  EXPECT_FLOAT_EQ(b["view"]["distance"].get<float>(), kCh2Distance);
+  EXPECT_NE(a["image_checksum"], b["image_checksum"]) << "the orbit did not change the image";
+  // The default view's image is the one `megaview strands`-style runs without a view give.
+  const StrandResult def = find_strand_workload("vr-lite-cam").run("sequential", 120, 90, StrandRunSettings{}, true);
+  EXPECT_EQ(b["image_checksum"], fmt::format("{:016x}", def.checksum()));
+}
+
+TEST(Gui, StrandModePansTheMandelbrot) {
+  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
+  test::TempDir dir("cli");
+  const Result r = megaview(dir,
+                            "--cpu --width 160 --height 120 --workload mandelbrot --strand-size 64x48 "
+                            "--strand-strategy sequential --frames 6 --smoke-at 3:strand-pan=-0.75:0.1:0.25,4:capture,"
+                            "5:strand-pan=0:0:-1 --capture-dir '" + (dir / "caps") + "'",
+                            "env DISPLAY=" + x.display());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("view: centre (-0.75, 0.1), half-height 0.25"), std::string::npos) << log;
+  EXPECT_NE(log.find("view: half_height: -1 is out of range (0, 1000]"), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "caps/mandelbrot-sequential-0001.json"));
+  EXPECT_EQ(j["view"]["kind"], "plane");
+  EXPECT_DOUBLE_EQ(j["view"]["center_x"].get<double>(), -0.75);
+  EXPECT_DOUBLE_EQ(j["view"]["center_y"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(j["view"]["half_height"].get<double>(), 0.25);
 }
 
 TEST(Cli, BadStrandOptionIsOneLineNamingTheOption) {

@@ -83,7 +83,7 @@ StrandOutcome run_strand_request(const StrandRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const StrandWorkloadEntry& w = find_strand_workload(r.workload);
-    o.result = w.run(r.strategy, r.width, r.height, r.settings, true);
+    o.result = w.run(r.strategy, r.width, r.height, r.settings, true, r.view);
     o.stats = step_statistics(o.result.steps);
   } catch (...) {
     o.error = std::current_exception();
@@ -148,6 +148,17 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                    {"prefetch", q.settings.prefetch},
                    {"managed_counter", q.settings.managed_counter}};
   j["grid"] = strand_grid_text(info, t.grid);
+  if (w.view_kind == StrandViewKind::Orbit)
+    j["view"] = {{"kind", "orbit"},
+                 {"azimuth_deg", q.view.azimuth_deg},
+                 {"elevation_deg", q.view.elevation_deg},
+                 {"distance", q.view.distance},
+                 {"fov_deg", kCh2Fov}};
+  else
+    j["view"] = {{"kind", "plane"},
+                 {"center_x", q.view.center_x},
+                 {"center_y", q.view.center_y},
+                 {"half_height", q.view.half_height}};
   j["timing"] = {{"ms", t.ms},
                  {"clock", t.cuda_events ? "cuda-events" : "wall-clock"},
                  {"launches", t.launches},

@@ -20,11 +20,13 @@
 
 namespace mv {
 
-/// One run the viewer asks for: `strategy` of workload `workload` on width × height strands.
+/// One run the viewer asks for: `strategy` of workload `workload` on width × height strands, seen through
+/// `view` (the mouse's orbit / pan / zoom; the default is the workload's fixed view).
 struct StrandRequest {
   std::string workload, strategy;
   uint32_t width = 0, height = 0;
   StrandRunSettings settings;
+  StrandViewParams view;
   uint64_t id = 0;  ///< set by StrandRunner::request: 1, 2, … in request order
 };
 
@@ -89,7 +91,9 @@ std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g
 
 /// The run as JSON (the capture sidecar's body): workload, strategy (with its paper section), size, the
 /// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step
-/// statistics (Lehmann 2023 Fig 3.2), the image checksum and the GPU's name.
+/// statistics (Lehmann 2023 Fig 3.2), the image checksum, the GPU's name and the view: {"kind": "orbit",
+/// "azimuth_deg", "elevation_deg", "distance", "fov_deg"} for the volumes, {"kind": "plane", "center_x",
+/// "center_y", "half_height"} for the mandelbrot.
 nlohmann::json strand_report(const StrandOutcome& o);
 
 /// Writes "<workload>-<strategy>-NNNN.png" (`shown`, width × height RGBA8, as on screen) and its ".json"

@@ -7,12 +7,12 @@ namespace mv {
 
 namespace {
 
-/// `make_workload(width, height, side)` builds the workload over data on `side`: Side::Device for a strategy
+/// `make_workload(width, height, side, view)` builds the workload over data on `side`: Side::Device for a strategy
 /// that needs the GPU, Side::Host for the CPU ones (volume workloads point at a host or a device volume).
 template <class W, class Make>
 StrandWorkloadEntry make_entry(std::string name, std::string description, uint32_t width, uint32_t height,
-                               uint32_t max_side, const StrandStrategyRegistry<W>& registry, Make make_workload,
-                               StrandTolerance tolerance = StrandTolerance{}) {
+                               uint32_t max_side, StrandViewKind view_kind, const StrandStrategyRegistry<W>& registry,
+                               Make make_workload, StrandTolerance tolerance = StrandTolerance{}) {
   StrandWorkloadEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -20,15 +20,18 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
   e.default_height = height;
   e.max_side = max_side;
   e.tolerance = tolerance;
+  e.view_kind = view_kind;
   for (const auto& s : registry.entries()) e.strategies.push_back(s.info);
-  e.run = [&registry, make_workload, max_side](std::string_view strategy, uint32_t w, uint32_t h,
-                                                const StrandRunSettings& settings, bool image) {
+  e.run_fn = [&registry, make_workload, max_side](std::string_view strategy, uint32_t w, uint32_t h,
+                                                   const StrandRunSettings& settings, bool image,
+                                                   const StrandViewParams& view) {
     if (w < 1 || h < 1 || w > max_side || h > max_side)
       throw InputError("", "--size",
                        std::to_string(w) + "x" + std::to_string(h) + " is out of range: width and height in [1, " +
                            std::to_string(max_side) + "]");
+    view.validate();
     const auto& entry = registry.find(strategy);
-    const W workload = make_workload(w, h, entry.info.needs_gpu ? Side::Device : Side::Host);
+    const W workload = make_workload(w, h, entry.info.needs_gpu ? Side::Device : Side::Host, view);
     auto s = entry.make();
     StrandRun<W> run = s->run(workload, settings);
     if (image) return finish_strand_run(workload, std::move(run), w, h);
@@ -45,10 +48,17 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
 
 }  // namespace
 
-MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side /*the workload holds no data*/) {
+MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side /*the workload holds no data*/,
+                                      const StrandViewParams& view) {
+  view.validate();
   MandelbrotParams p;
   p.width = width;
   p.height = height;
+  const MandelbrotRegion r = mandelbrot_region(view, width, height);
+  p.x0 = r.x0;
+  p.x1 = r.x1;
+  p.y0 = r.y0;
+  p.y1 = r.y1;
   return MandelbrotStrands{p};
 }
 
@@ -79,14 +89,14 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
   static const std::vector<StrandWorkloadEntry> entries = [] {
     std::vector<StrandWorkloadEntry> v;
     v.push_back(make_entry("mandelbrot", "escape-time fractal, one strand per pixel, cap 1900 (Lehmann 2023 A.3)",
-                           2000, 2000, 16384, mandelbrot_strand_strategies(), mandelbrot_workload));
+                           2000, 2000, 16384, StrandViewKind::Plane, mandelbrot_strand_strategies(), mandelbrot_workload));
     v.push_back(make_entry("vr-lite-cam",
                            "Phong-shaded volume ray caster on Colin27 (ch2), one strand per pixel, one step per update "
                            "(Lehmann 2023 A.1)",
-                           460, 360, 4096, strategies_for<VrLiteCam>(), vr_lite_cam_workload, volume_tolerance()));
+                           460, 360, 4096, StrandViewKind::Orbit, strategies_for<VrLiteCam>(), vr_lite_cam_workload, volume_tolerance()));
     v.push_back(make_entry("illust-vr",
                            "curvature-based illustrative volume rendering on ch2 (Kindlmann 2003; Lehmann 2023 A.2)",
-                           640, 480, 4096, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
+                           640, 480, 4096, StrandViewKind::Orbit, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
     return v;
   }();
   return entries;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/core/strand_view_params.h"
 #include "render/strands/mandelbrot.h"
 #include "sched/strand_image.h"
 #include "sched/strand_strategy.h"
@@ -23,12 +24,24 @@ struct StrandWorkloadEntry {
   std::vector<StrandStrategyInfo> strategies;     ///< registry order
   /// How strategies' results must agree: exact for mandelbrot, a tolerance for the volume workloads.
   StrandTolerance tolerance;
-  /// Runs `strategy` on a width × height instance. With `image` false the result's rgba stays empty
-  /// (the sweep compares step counts and statuses and makes one image per strategy). Throws InputError
-  /// for an unknown strategy or bad settings, CudaError for a failed CUDA call.
+  StrandViewKind view_kind = StrandViewKind::Plane;  ///< which StrandViewParams fields run() reads
+  /// Runs `strategy` on a width × height instance seen through `view` (the workload reads its own fields;
+  /// the default is the fixed view every run had before, bit for bit). With `image` false the result's rgba
+  /// stays empty (the sweep compares step counts and statuses and makes one image per strategy). Throws
+  /// InputError for an unknown strategy, bad settings or a bad view ("view", field), CudaError for a failed
+  /// CUDA call.
+  ///
+  /// The view is a parameter of its own rather than a StrandRunSettings field: the settings (sched/) say how
+  /// the strands are scheduled and are the same for every workload, while the view says which strands there
+  /// are (the workload's instance, like width × height), so it sits beside the size and sched/ stays free of
+  /// workload parameters. The bench and `megaview strands` keep the default; the viewer passes its own.
+  StrandResult run(std::string_view strategy, uint32_t width, uint32_t height, const StrandRunSettings& settings,
+                   bool image, const StrandViewParams& view = {}) const {
+    return run_fn(strategy, width, height, settings, image, view);
+  }
   std::function<StrandResult(std::string_view strategy, uint32_t width, uint32_t height, const StrandRunSettings&,
-                             bool image)>
-      run;
+                             bool image, const StrandViewParams& view)>
+      run_fn;  ///< what run() calls (set by the registry)
 
   /// Throws InputError("", "--strategy", …) listing the names if `name` is not registered.
   const StrandStrategyInfo& strategy(std::string_view name) const;
@@ -39,8 +52,11 @@ const std::vector<StrandWorkloadEntry>& strand_workloads();
 /// Throws InputError("", "--workload", …) listing the names if `name` is unknown.
 const StrandWorkloadEntry& find_strand_workload(std::string_view name);
 
-/// Mandelbrot at width × height over the default view and cap (tests use it for other regions).
-MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side side = Side::Host);
+/// Mandelbrot at width × height over mandelbrot_region(view, width, height) with the default cap (tests use
+/// it for other regions). The default view at a square size is today's [−2.1, 1.1] × [−1.6, 1.6] exactly.
+/// Throws InputError("view", field, …) for a bad view.
+MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side side = Side::Host,
+                                      const StrandViewParams& view = {});
 /// The strategies instantiated for the mandelbrot workload.
 const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies();
 

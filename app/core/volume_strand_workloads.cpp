@@ -37,18 +37,31 @@ const VolumeView& shared_volume_view(const std::string& name, Side side) {
   return entry->device->view();
 }
 
-VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side) {
+PinholeCamera ch2_view_camera(const VolumeView& ch2, const StrandViewParams& view) {
+  view.validate();
+  // The default keeps ch2_camera() itself (the camera every run had before views existed), so default runs
+  // stay bit for bit what they were whatever rounding orbit_camera's volume_centre may add.
+  if (view.azimuth_deg == kCh2Azimuth && view.elevation_deg == kCh2Elevation && view.distance == kCh2Distance)
+    return ch2_camera();
+  return orbit_camera(ch2, view.azimuth_deg, view.elevation_deg, view.distance, kCh2Fov);
+}
+
+VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view) {
+  const VolumeView& ch2 = shared_volume_view("ch2", side);
   VrLiteCamParams p;
   p.width = width;
   p.height = height;
-  return make_vr_lite_cam(shared_volume_view("ch2", side), p);
+  p.camera = ch2_view_camera(ch2, view);
+  return make_vr_lite_cam(ch2, p);
 }
 
-IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side) {
+IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view) {
+  const VolumeView& ch2 = shared_volume_view("ch2", side);
   IllustVrParams p;
   p.width = width;
   p.height = height;
-  return make_illust_vr(shared_volume_view("ch2", side), p);
+  p.camera = ch2_view_camera(ch2, view);
+  return make_illust_vr(ch2, p);
 }
 
 }  // namespace mv

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -20,7 +21,8 @@ SmokeAction parse_smoke_action(const std::string& text) {
     return InputError("--smoke-at", text,
                       why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
                              "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
-                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-view=image|heat or "
+                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-view=image|heat, "
+                             "FRAME:strand-orbit=AZ:EL:DIST, FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset or "
                              "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
   const size_t colon = text.find(':');
@@ -51,6 +53,29 @@ SmokeAction parse_smoke_action(const std::string& text) {
   }
   if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") && !a.value.empty()) return a;
   if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
+  if (a.action == "strand-view-reset" && eq == std::string::npos) return a;
+  if (a.action == "strand-orbit" || a.action == "strand-pan") {
+    // Three colon-separated numbers; their ranges are checked when the run starts (StrandViewParams::validate).
+    int count = 0;
+    size_t start = 0;
+    bool ok = !a.value.empty();
+    while (ok && start <= a.value.size()) {
+      const size_t end = std::min(a.value.find(':', start), a.value.size());
+      const std::string t = a.value.substr(start, end - start);
+      try {
+        size_t used = 0;
+        std::stod(t, &used);
+        ok = used == t.size();
+      } catch (const std::logic_error&) {
+        ok = false;
+      }
+      ++count;
+      start = end + 1;
+    }
+    if (ok && count == 3) return a;
+    throw bad(a.action == "strand-orbit" ? "strand-orbit needs AZ:EL:DIST (degrees, degrees, world units)"
+                                         : "strand-pan needs CX:CY:HALF (complex-plane centre and half-height)");
+  }
   if ((a.action == "priority" || a.action == "strategy" || a.action == "split-strategy" ||
        a.action == "split-priority" || is_megakernel_setting_name(a.action)) &&
       !a.value.empty())

@@ -30,6 +30,11 @@ namespace mv {
 ///   grid=G               the Strands section's grid: auto or n:b[:c] (':' since --smoke-at splits at
 ///                        commas; restarts the run)
 ///   strand-view=image|heat  the Strands section's image / steps heat map toggle
+///   strand-orbit=AZ:EL:DIST the volume view a mouse drag / wheel gives: azimuth and elevation in degrees
+///                        (elevation [−89, 89]), distance in world units (> 0); restarts the run
+///   strand-pan=CX:CY:HALF   the mandelbrot view a drag / wheel gives: centre and half-height (> 0) in the
+///                        complex plane; restarts the run
+///   strand-view-reset    the Strands section's "Reset view" (restarts the run)
 /// In strand mode a smoke test's frame count stands still while a strand run is queued or in flight, so
 /// the steps after one happen after that run finished and was shown; each finished run logs
 /// "strands: <workload> <strategy> <grid> <ms> ms, steps mu … sigma … cv …".

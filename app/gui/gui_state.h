@@ -13,6 +13,7 @@
 
 #include "app/core/megakernel_report.h"
 #include "app/core/session.h"
+#include "app/core/strand_view_params.h"
 #include "app/gui/mse_tracker.h"
 #include "sched/strand_stats.h"
 #include "sched/strand_strategy.h"
@@ -110,6 +111,8 @@ struct StrandState {
   bool auto_run = true;             ///< every change of strategy or settings restarts the run
   bool run_requested = false;       ///< start a run with the current settings next frame
   bool heat_map = false;            ///< show steps per strand instead of the image
+  StrandViewParams view;            ///< the mouse's orbit / pan / zoom (validated when the run starts)
+  bool view_dragging = false;       ///< a drag that started on the image is in progress (runs when it ends)
   bool gpu = false;                 ///< GPU strategies can run here
   std::string no_gpu_reason;        ///< why not (tooltip of the greyed-out strategies)
 

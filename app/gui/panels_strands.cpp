@@ -79,6 +79,29 @@ void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
   if (size_done) changed(ss);
 }
 
+/// The view the mouse edits (orbit / pan / zoom on the image) and "Reset view".
+void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
+  const StrandViewParams& v = ss.view;
+  if (w.view_kind == StrandViewKind::Orbit)
+    ImGui::Text("view: azimuth %.1f, elevation %.1f deg\n      distance %.1f mm", v.azimuth_deg, v.elevation_deg,
+                v.distance);
+  else
+    ImGui::Text("view: centre (%.6g, %.6g)\n      half-height %.3g", v.center_x, v.center_y, v.half_height);
+  help_marker(w.view_kind == StrandViewKind::Orbit
+                  ? "Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
+                    "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
+                    "each wheel step."
+                  : "Drag on the image to pan the complex plane, the wheel to zoom around the cursor (half-height "
+                    "x 0.9 per step). The run restarts when the drag ends and after each wheel step.");
+  ImGui::BeginDisabled(v == StrandViewParams{});
+  if (ImGui::Button("Reset view")) {
+    ss.view = StrandViewParams{};
+    ss.run_requested = true;
+  }
+  ImGui::EndDisabled();
+  tip("back to the workload's default view (the bench's)");
+}
+
 void timing_line(const char* label, const StrandRunRow& r) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
@@ -184,6 +207,7 @@ void strands_section(GuiState& st) {
   for (const StrandStrategyInfo& i : w.strategies)
     if (i.name == ss.strategy) info = &i;
   settings_fields(*info, ss);
+  view_fields(w, ss);
   if (ImGui::Button("Run")) ss.run_requested = true;
   ImGui::SameLine();
   ImGui::Checkbox("auto-run on change", &ss.auto_run);

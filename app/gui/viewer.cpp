@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <exception>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -184,7 +185,10 @@ void Viewer::frame() {
   const float status_height = draw_status_bar(*session_, right_.get(), state_, display_.stats());
   draw_error_window(state_, panel_right);
   const PixelRect area = image_area(panel_right, status_height);
-  if (!state_.strands.active()) camera_input(area);
+  if (!state_.strands.active())
+    camera_input(area);
+  else
+    strand_view_input(area);
   if (window_.take_key_press(GLFW_KEY_F12) && !ImGui::GetIO().WantTextInput) state_.capture_requested = true;
 
   const bool scripted_switch = queue_smoke_actions();
@@ -232,6 +236,30 @@ bool Viewer::queue_smoke_actions() {
     if (a.action == "strand-view") {
       spdlog::info("smoke: frame {}: strand-view={}", frame_index_, a.value);
       ss.heat_map = a.value == "heat";
+      continue;
+    }
+    if (a.action == "strand-orbit" || a.action == "strand-pan" || a.action == "strand-view-reset") {
+      // The mouse's orbit / pan (the values parse_smoke_action checked are numbers) and "Reset view".
+      spdlog::info("smoke: frame {}: {}{}{}", frame_index_, a.action, a.value.empty() ? "" : "=", a.value);
+      if (a.action == "strand-view-reset") {
+        ss.view = StrandViewParams{};
+      } else {
+        double v[3] = {0.0, 0.0, 0.0};
+        std::string text = a.value;
+        std::replace(text.begin(), text.end(), ':', ' ');
+        std::istringstream in(text);
+        in >> v[0] >> v[1] >> v[2];
+        if (a.action == "strand-orbit") {
+          ss.view.azimuth_deg = static_cast<float>(v[0]);
+          ss.view.elevation_deg = static_cast<float>(v[1]);
+          ss.view.distance = static_cast<float>(v[2]);
+        } else {
+          ss.view.center_x = v[0];
+          ss.view.center_y = v[1];
+          ss.view.half_height = v[2];
+        }
+      }
+      ss.run_requested = true;
       continue;
     }
     if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
@@ -612,6 +640,49 @@ void Viewer::strand_frame() {
   }
 }
 
+void Viewer::strand_view_input(const PixelRect& area) {
+  const ImGuiIO& io = ImGui::GetIO();
+  StrandState& ss = state_.strands;
+  const StrandWorkloadEntry* w = nullptr;
+  try {
+    w = &find_strand_workload(ss.workload);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (ss.view_dragging && !io.MouseDown[0]) {  // the drag ended: one run with where it ended
+    ss.view_dragging = false;
+    ss.run_requested = true;
+    spdlog::info("strands: view drag ended: {}", strand_view_text(w->view_kind, ss.view));
+    return;
+  }
+  if (area.width <= 0 || area.height <= 0 || io.MousePos.x == -FLT_MAX) return;
+  // The image as it is shown (letterboxed), in framebuffer pixels with the origin at the bottom left.
+  const int iw = strand_shown_ ? static_cast<int>(strand_shown_->result.width) : std::max(ss.width, 1);
+  const int ih = strand_shown_ ? static_cast<int>(strand_shown_->result.height) : std::max(ss.height, 1);
+  const ImageRect r = letterbox(area, iw, ih);
+  if (r.height <= 0.f) return;
+  int fb_width = 0, fb_height = 0;
+  window_.framebuffer_size(fb_width, fb_height);
+  const float mx = io.MousePos.x * io.DisplayFramebufferScale.x;
+  const float my = static_cast<float>(fb_height) - io.MousePos.y * io.DisplayFramebufferScale.y;
+  if (ss.view_dragging) {
+    if (io.MouseDelta.x == -FLT_MAX) return;  // no previous cursor position
+    const float dx = io.MouseDelta.x * io.DisplayFramebufferScale.x, dy = io.MouseDelta.y * io.DisplayFramebufferScale.y;
+    if (dx != 0.f || dy != 0.f) ss.view = strand_view_drag(w->view_kind, ss.view, dx, dy, r.height);
+    return;
+  }
+  if (io.WantCaptureMouse) return;
+  const bool over = mx >= r.x && mx <= r.x + r.width && my >= r.y && my <= r.y + r.height;
+  if (!over) return;
+  if (ImGui::IsMouseClicked(0)) ss.view_dragging = true;
+  if (io.MouseWheel != 0.f) {
+    // Offset of the cursor from the image centre, x right and y down like the drag.
+    const float ox = mx - (r.x + 0.5f * r.width), oy = (r.y + 0.5f * r.height) - my;
+    ss.view = strand_view_zoom(w->view_kind, ss.view, io.MouseWheel, ox, oy, r.height);
+    ss.run_requested = true;  // StrandRunner keeps at most one waiting run: a burst of steps runs the last
+  }
+}
+
 void Viewer::start_strand_run() {
   StrandState& ss = state_.strands;
   ss.run_requested = false;
@@ -632,6 +703,8 @@ void Viewer::start_strand_run() {
                                        " is out of range: width and height in [1, " + std::to_string(max_side) + "]");
     r.width = static_cast<uint32_t>(ss.width);
     r.height = static_cast<uint32_t>(ss.height);
+    ss.view.validate();
+    r.view = ss.view;
   } catch (const std::exception& e) {
     state_.report("Run " + ss.strategy + " on " + ss.workload, e);
     return;
@@ -640,6 +713,7 @@ void Viewer::start_strand_run() {
   const uint64_t id = strand_runner_->request(r);
   spdlog::info("strands: run {} queued: {} {} grid {} {}x{}", id, r.workload, r.strategy, r.settings.grid.str(),
                r.width, r.height);
+  spdlog::info("strands: run {} view: {}", id, strand_view_text(find_strand_workload(r.workload).view_kind, r.view));
 }
 
 void Viewer::strand_finished(StrandOutcome o) {

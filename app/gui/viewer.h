@@ -50,6 +50,9 @@ class Viewer {
   void camera_input(const PixelRect& area);
   /// Hover and drag of the split view's divider in the image; returns whether it took the mouse.
   bool divider_input(const PixelRect& area);
+  /// Strand mode: drag on the image orbits (volumes) or pans (mandelbrot), the wheel zooms; the run
+  /// restarts when the drag ends and after each wheel step. Ignored while ImGui wants the mouse.
+  void strand_view_input(const PixelRect& area);
   /// Turns split view on or off as state_.split.request asks (errors go to the error window).
   void apply_split_request();
   void start_split(const std::string& strategy, PriorityFunction priority);
