@@ -30,6 +30,7 @@
 
 #include "base/errors.h"
 #include "render/strands/strand.h"
+#include "sched/registry.h"
 #include "sched/strand_grid.h"
 
 namespace mv {
@@ -97,31 +98,9 @@ class StrandStrategy {
 
 /// Name → factory of the strand strategies for one workload type (in registration order).
 template <class W>
-class StrandStrategyRegistry {
+class StrandStrategyRegistry : public NamedRegistry<StrandStrategyInfo, StrandStrategy<W>> {
  public:
-  using Factory = std::function<std::unique_ptr<StrandStrategy<W>>()>;
-  struct Entry {
-    StrandStrategyInfo info;
-    Factory make;
-  };
-  void add(StrandStrategyInfo info, Factory make) { entries_.push_back({std::move(info), std::move(make)}); }
-  const std::vector<Entry>& entries() const { return entries_; }
-  /// Throws InputError("", "strategy", …) listing the registered names if `name` is unknown.
-  const Entry& find(std::string_view name) const {
-    for (const Entry& e : entries_)
-      if (e.info.name == name) return e;
-    std::string names;
-    for (const Entry& e : entries_) names += (names.empty() ? "" : ", ") + e.info.name;
-    throw InputError("", "strategy", "unknown strand strategy \"" + std::string(name) + "\" (allowed: " + names + ")");
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> n;
-    for (const Entry& e : entries_) n.push_back(e.info.name);
-    return n;
-  }
-
- private:
-  std::vector<Entry> entries_;
+  StrandStrategyRegistry() : NamedRegistry<StrandStrategyInfo, StrandStrategy<W>>("strand strategy") {}
 };
 
 /// Checks the settings every strategy shares (grid ranges, cpu_block); throws InputError naming the field.

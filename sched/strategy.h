@@ -21,6 +21,7 @@
 
 #include "base/common.h"
 #include "base/errors.h"
+#include "sched/registry.h"
 
 namespace mv {
 
@@ -60,31 +61,9 @@ class Strategy {
 
 /// Name → factory for one workload type; the GUI combo boxes and the CLI's --strategy come from here.
 template <class W>
-class StrategyRegistry {
+class StrategyRegistry : public NamedRegistry<StrategyInfo, Strategy<W>> {
  public:
-  using Factory = std::function<std::unique_ptr<Strategy<W>>()>;
-  struct Entry {
-    StrategyInfo info;
-    Factory make;
-  };
-  void add(StrategyInfo info, Factory make) { entries_.push_back({std::move(info), std::move(make)}); }
-  const std::vector<Entry>& entries() const { return entries_; }
-  /// Throws InputError listing the registered names if `name` is unknown.
-  const Entry& find(std::string_view name) const {
-    for (const Entry& e : entries_)
-      if (e.info.name == name) return e;
-    std::string names;
-    for (const Entry& e : entries_) names += (names.empty() ? "" : ", ") + e.info.name;
-    throw InputError("", "strategy", "unknown strategy \"" + std::string(name) + "\" (allowed: " + names + ")");
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> n;
-    for (const Entry& e : entries_) n.push_back(e.info.name);
-    return n;
-  }
-
- private:
-  std::vector<Entry> entries_;
+  StrategyRegistry() : NamedRegistry<StrategyInfo, Strategy<W>>("strategy") {}
 };
 
 }  // namespace mv

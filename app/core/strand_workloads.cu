@@ -62,11 +62,6 @@ MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side /*th
   return MandelbrotStrands{p};
 }
 
-const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies() {
-  static const StrandStrategyRegistry<MandelbrotStrands> r = make_strand_registry<MandelbrotStrands>();
-  return r;
-}
-
 namespace {
 /// The volume renderers' agreement (measured by tests/test_volume_strands_gpu.cu on the GPU against the
 /// CPU: steps within 2 for ≥ 99.5 % identical strands, colours within 2e-3 for ≥ 99.5 % of pixels and
@@ -78,12 +73,17 @@ StrandTolerance volume_tolerance() {
   return t;
 }
 
+/// The strand strategies instantiated for workload type W (built once).
 template <class W>
 const StrandStrategyRegistry<W>& strategies_for() {
   static const StrandStrategyRegistry<W> r = make_strand_registry<W>();
   return r;
 }
 }  // namespace
+
+const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies() {
+  return strategies_for<MandelbrotStrands>();
+}
 
 const std::vector<StrandWorkloadEntry>& strand_workloads() {
   static const std::vector<StrandWorkloadEntry> entries = [] {
