@@ -116,27 +116,21 @@ void run_strands(const StrandsCommand& c) {
                   path.c_str(), vol.nx, vol.ny, vol.nz, c.smooth, c.azimuth, c.elevation, length(cam.eye - cam.look_at),
                   cam.eye.x, cam.eye.y, cam.eye.z);
     what = buf;
-    if (c.workload == "vr-lite-cam") {
-      VrLiteCamParams p;
+    // Both volume workloads take the same size, kernel, step and camera options.
+    auto run_volume = [&](auto p, auto make) {
       if (width) p.width = width, p.height = height;
       if (!c.kernel.empty()) p.kernel = parse_kernel(c.kernel, "--kernel");
       if (c.step_voxels > 0.f) p.step_voxels = c.step_voxels;
       p.camera = cam;
-      const VrLiteCam w = make_vr_lite_cam(view, p);
+      const auto w = make(view, p);
       width = p.width, height = p.height;
       what += std::string(", kernel ") + kernel_name(p.kernel) + ", step " + std::to_string(p.step_voxels) + " voxel";
       ms = run_all(w, width, height, rgba, steps);
-    } else {
-      IllustVrParams p;
-      if (width) p.width = width, p.height = height;
-      if (!c.kernel.empty()) p.kernel = parse_kernel(c.kernel, "--kernel");
-      if (c.step_voxels > 0.f) p.step_voxels = c.step_voxels;
-      p.camera = cam;
-      const IllustVr w = make_illust_vr(view, p);
-      width = p.width, height = p.height;
-      what += std::string(", kernel ") + kernel_name(p.kernel) + ", step " + std::to_string(p.step_voxels) + " voxel";
-      ms = run_all(w, width, height, rgba, steps);
-    }
+    };
+    if (c.workload == "vr-lite-cam")
+      run_volume(VrLiteCamParams{}, [](const VolumeView& v, const VrLiteCamParams& q) { return make_vr_lite_cam(v, q); });
+    else
+      run_volume(IllustVrParams{}, [](const VolumeView& v, const IllustVrParams& q) { return make_illust_vr(v, q); });
   } else {
     MandelbrotParams p;
     if (width) p.width = width, p.height = height;
