@@ -165,6 +165,23 @@ std::string file_name(const std::string& path) { return fs::path(path).filename(
 
 }  // namespace
 
+std::string capture_png(const std::string& dir, const std::string& base, const std::vector<uint32_t>& rgba, int width,
+                        int height, nlohmann::json sidecar, const nlohmann::json& capture_fields,
+                        const nlohmann::json& extra) {
+  return claim_and_write(
+      dir, base, {".png"},
+      [&](const std::string& st, std::vector<std::string>& written) {
+        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, rgba.data(), width, height); });
+        written.push_back(st + ".png");
+      },
+      [&](const std::string& st) {
+        sidecar["capture"] = {{"png", file_name(st + ".png")}};
+        sidecar["capture"].update(capture_fields);
+        sidecar.update(extra);
+        return sidecar;
+      });
+}
+
 CaptureResult capture(Session& s, const ToneMapSettings& tm, const std::string& dir, const nlohmann::json& extra) {
   // Everything is computed before a number is claimed, so the claim is held only while writing.
   std::vector<uint32_t> shown, heat(static_cast<size_t>(s.width()) * s.height());
@@ -253,17 +270,8 @@ SplitCaptureResult capture_split(Session& left, Session& right, const ToneMapSet
   const std::string base = file_safe(left.scene().name) + "-split-" + left.strategy().name + "-" +
                            priority_name(left.options().task.priority) + "-vs-" + right.strategy().name + "-" +
                            priority_name(right.options().task.priority) + "-";
-  const std::string stem = claim_and_write(
-      dir, base, {".png"},
-      [&](const std::string& st, std::vector<std::string>& written) {
-        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
-        written.push_back(st + ".png");
-      },
-      [&](const std::string& st) {
-        sidecar["capture"] = {{"png", file_name(st + ".png")}};
-        sidecar.update(extra);
-        return sidecar;
-      });
+  const std::string stem =
+      capture_png(dir, base, shown, w, h, std::move(sidecar), nlohmann::json::object(), extra);
   r.png = stem + ".png";
   r.json = stem + ".json";
   return r;

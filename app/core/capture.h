@@ -33,6 +33,14 @@ std::string claim_and_write(const std::string& dir, const std::string& base, con
                             const std::function<void(const std::string&, std::vector<std::string>&)>& write_files,
                             const std::function<nlohmann::json(const std::string&)>& sidecar);
 
+/// One RGBA8 image (width × height, as write_png takes it) and its sidecar, through claim_and_write:
+/// writes "<stem>.png" and "<stem>.json" holding `sidecar` with `capture` = {"png": the PNG's file name}
+/// plus `capture_fields`, then `extra` merged. Returns the stem. The split view's composed image and
+/// the strand mode's captures use it.
+std::string capture_png(const std::string& dir, const std::string& base, const std::vector<uint32_t>& rgba, int width,
+                        int height, nlohmann::json sidecar, const nlohmann::json& capture_fields,
+                        const nlohmann::json& extra);
+
 /// The settings and statistics of a session as JSON (the sidecar's body; also used by CLI outputs).
 nlohmann::json session_report(Session& s, const ToneMapSettings& tm);
 

@@ -182,17 +182,8 @@ std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, cons
   if (shown.size() != static_cast<size_t>(w) * h) throw InputError("", "capture", "no strand image to capture");
   nlohmann::json sidecar = strand_report(o);
   const std::string base = o.request.workload + "-" + o.request.strategy + "-";
-  const std::string stem = claim_and_write(
-      dir, base, {".png"},
-      [&](const std::string& st, std::vector<std::string>& written) {
-        write_new_file(st + ".png", [&](const std::string& tmp) { write_png(tmp, shown.data(), w, h); });
-        written.push_back(st + ".png");
-      },
-      [&](const std::string& st) {
-        sidecar["capture"] = {{"png", std::filesystem::path(st + ".png").filename().string()}, {"shown", shown_what}};
-        sidecar.update(extra);
-        return sidecar;
-      });
+  const std::string stem =
+      capture_png(dir, base, shown, w, h, std::move(sidecar), {{"shown", shown_what}}, extra);
   return {stem + ".png", stem + ".json"};
 }
 
