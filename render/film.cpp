@@ -115,4 +115,16 @@ FilmView Film::view(Side side) {
   return v;
 }
 
+std::vector<float> Film::mean_rgb() {
+  const FilmView f = host_view_synced();
+  std::vector<float> rgb(pixels() * 3);
+  for (size_t i = 0; i < pixels(); ++i) {
+    const Vec3 m = f.mean(static_cast<uint32_t>(i));
+    rgb[3 * i] = m.x;
+    rgb[3 * i + 1] = m.y;
+    rgb[3 * i + 2] = m.z;
+  }
+  return rgb;
+}
+
 }  // namespace mv

@@ -82,6 +82,9 @@ class Film {
   const std::vector<uint32_t>& host_patch_spp() { sync_host(); return h_patch_spp_; }
   /// Host view after syncing (read-only use: capture, MSE on the CPU, tests).
   FilmView host_view_synced() { sync_host(); return view(Side::Host); }
+  /// Per-pixel mean radiance, linear RGB: 3 floats a pixel, row-major, row 0 at the top; black where a
+  /// pixel has no sample. From the host copy (synced first); the current side stays.
+  std::vector<float> mean_rgb();
 
  private:
   void sync_host();

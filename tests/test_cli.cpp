@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -400,14 +401,26 @@ class Xvfb {
   std::string display_;
 };
 
-TEST(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+/// The GUI tests: each starts its own Xvfb (skipping where there is none) and runs the viewer on it.
+class Gui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
+    x_ = std::make_unique<Xvfb>();
+    ASSERT_FALSE(x_->display().empty()) << "could not start Xvfb on any of :91..:99";
+  }
+  /// `megaview <args>` with DISPLAY set to this test's Xvfb.
+  Result viewer(const std::string& args) { return megaview(dir, args, "env DISPLAY=" + x_->display()); }
+
+  test::TempDir dir{"cli"};
+
+ private:
+  std::unique_ptr<Xvfb> x_;
+};
+
+TEST_F(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
   const std::string shot = dir / "shot.png";
-  const Result r = megaview(dir, "--cpu --width 64 --height 48 --frames 20 --window-shot '" + shot + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --width 64 --height 48 --frames 20 --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   int w = 0, h = 0;
   const std::vector<uint32_t> img = read_png(shot, w, h);
@@ -419,17 +432,11 @@ TEST(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
 
 // Issue 3's "switching priority live keeps the film; F12 writes the four files", scripted through the
 // same queued panel change and capture request a user triggers by hand.
-TEST(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFiles) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+TEST_F(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFiles) {
   const std::string caps = dir / "caps";
-  const Result r = megaview(dir,
-                            "--cpu --width 64 --height 48 --spp 4096 --priority convergence --frames 30 "
-                            "--smoke-at 10:priority=variance,15:strategy=sequential,25:capture --capture-dir '" +
-                                caps + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority convergence --frames 30 "
+                          "--smoke-at 10:priority=variance,15:strategy=sequential,25:capture --capture-dir '" +
+                              caps + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("smoke: frame 10: now cpu-parallel/variance, film kept"), std::string::npos) << log;
@@ -448,15 +455,9 @@ TEST(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFiles)
 // The megakernel's settings change through the Scheduling panel's queued path (GuiState::queue_megakernel)
 // and keep the film; a bad value lands in the error window and the viewer goes on. (On the CPU the
 // Session keeps them for when the megakernel runs; the panel shows them only then.)
-TEST(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
-  const Result r = megaview(dir,
-                            "--cpu --width 64 --height 48 --spp 4096 --frames 20 "
-                            "--smoke-at 5:segment-size=64,8:controller=off,10:buffer-multiplier=2,12:segment-size=100",
-                            "env DISPLAY=" + x.display());
+TEST_F(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --frames 20 "
+                          "--smoke-at 5:segment-size=64,8:controller=off,10:buffer-multiplier=2,12:segment-size=100");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   for (const char* frame : {"smoke: frame 5: now cpu-parallel/", "smoke: frame 8: now cpu-parallel/",
@@ -522,17 +523,11 @@ long long paths_after(const std::string& log, const std::string& prefix, const s
 // Issue 4 (Kerbl 2012 Fig 8, live): two CPU sessions side by side at equal paths; the right side's
 // priority switches live (its film kept); F12 writes both sides and the composed image; the window
 // shows the divider with the film on both sides of it.
-TEST(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSides) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+TEST_F(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSides) {
   const std::string caps = dir / "caps", shot = dir / "shot.png";
-  const Result r = megaview(dir,
-                            "--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
-                            "--frames 30 --smoke-at 10:split-priority=convergence,12:divider=0.3,25:capture "
-                            "--capture-dir '" + caps + "' --window-shot '" + shot + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
+                          "--frames 30 --smoke-at 10:split-priority=convergence,12:divider=0.3,25:capture "
+                          "--capture-dir '" + caps + "' --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("split view: on, left cpu-parallel/none, right cpu-parallel/variance"), std::string::npos) << log;
@@ -571,17 +566,11 @@ TEST(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSides
   EXPECT_GT(colours_in(img, w, h, column + 3, column + 60), 20u) << "right of the divider looks blank";
 }
 
-TEST(Gui, SplitViewTurnsOnAndOffFromTheScript) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+TEST_F(Gui, SplitViewTurnsOnAndOffFromTheScript) {
   const std::string shot = dir / "shot.png";
-  const Result r = megaview(dir,
-                            "--cpu --width 64 --height 48 --spp 4096 --priority variance --frames 20 "
-                            "--smoke-at 3:split-strategy=sequential,5:split=on,9:split-strategy=cpu-parallel,"
-                            "14:split=off --window-shot '" + shot + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority variance --frames 20 "
+                          "--smoke-at 3:split-strategy=sequential,5:split=on,9:split-strategy=cpu-parallel,"
+                          "14:split=off --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   // split=on takes the chosen right strategy and the default right priority (none next to variance).
@@ -618,17 +607,11 @@ double number_after(const std::string& log, const std::string& prefix, const std
 // Issue 5's "all strategies run in the GUI, switching is live": sequential, then cpu-parallel by the
 // scripted strategy combo; both runs finish (their log lines), the capture writes the shown PNG and a
 // sidecar naming the workload and strategy, and the window shows the image.
-TEST(Gui, StrandModeRunsSwitchesStrategyLiveAndCaptures) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+TEST_F(Gui, StrandModeRunsSwitchesStrategyLiveAndCaptures) {
   const std::string caps = dir / "caps", shot = dir / "shot.png";
-  const Result r = megaview(dir,
-                            "--cpu --workload mandelbrot --strand-size 200x150 --strand-strategy sequential "
-                            "--frames 12 --smoke-at 4:strand-strategy=cpu-parallel,8:capture --capture-dir '" +
-                                caps + "' --window-shot '" + shot + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --workload mandelbrot --strand-size 200x150 --strand-strategy sequential "
+                          "--frames 12 --smoke-at 4:strand-strategy=cpu-parallel,8:capture --capture-dir '" +
+                              caps + "' --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   const std::string seq = "strands: mandelbrot sequential - ", par = "strands: mandelbrot cpu-parallel - ";
@@ -667,16 +650,10 @@ TEST(Gui, StrandModeRunsSwitchesStrategyLiveAndCaptures) {
 
 // Switching the workload and the grid by script, an invalid grid in the error window (the viewer goes
 // on), and back to the path tracer.
-TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
-  const Result r = megaview(dir,
-                            "--cpu --width 64 --height 48 --workload mandelbrot --strand-size 64x48 --frames 12 "
-                            "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,7:strand-view=heat,7:capture,"
-                            "8:workload=path-tracer --capture-dir '" + (dir / "caps") + "'",
-                            "env DISPLAY=" + x.display());
+TEST_F(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
+  const Result r = viewer("--cpu --width 64 --height 48 --workload mandelbrot --strand-size 64x48 --frames 12 "
+                          "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,7:strand-view=heat,7:capture,"
+                          "8:workload=path-tracer --capture-dir '" + (dir / "caps") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("strands: mandelbrot cpu-parallel - "), std::string::npos) << log;
@@ -698,17 +675,11 @@ TEST(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
 // Issue 5 item 5's orbit / pan / zoom, scripted: an orbit step restarts vr-lite-cam with the new camera
 // (a different image), a pan step sets the mandelbrot fields, "Reset view" returns to the default; each
 // capture's sidecar records the view its run used.
-TEST(Gui, StrandModeOrbitsPansAndResetsTheViewAndRecordsItInTheSidecar) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
+TEST_F(Gui, StrandModeOrbitsPansAndResetsTheViewAndRecordsItInTheSidecar) {
   const std::string caps = dir / "caps";
-  const Result r = megaview(dir,
-                            "--cpu --width 160 --height 120 --workload vr-lite-cam --strand-size 120x90 "
-                            "--strand-strategy sequential --frames 9 --smoke-at 3:strand-orbit=125:20:400,4:capture,"
-                            "5:strand-pan=-0.75:0.1:0.25,6:strand-view-reset,7:capture --capture-dir '" + caps + "'",
-                            "env DISPLAY=" + x.display());
+  const Result r = viewer("--cpu --width 160 --height 120 --workload vr-lite-cam --strand-size 120x90 "
+                          "--strand-strategy sequential --frames 9 --smoke-at 3:strand-orbit=125:20:400,4:capture,"
+                          "5:strand-pan=-0.75:0.1:0.25,6:strand-view-reset,7:capture --capture-dir '" + caps + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("smoke: frame 3: strand-orbit=125:20:400"), std::string::npos) << log;
@@ -732,16 +703,10 @@ TEST(Gui, StrandModeOrbitsPansAndResetsTheViewAndRecordsItInTheSidecar) {
   EXPECT_EQ(b["image_checksum"], fmt::format("{:016x}", def.checksum()));
 }
 
-TEST(Gui, StrandModePansTheMandelbrot) {
-  if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
-  Xvfb x;
-  ASSERT_FALSE(x.display().empty()) << "could not start Xvfb on any of :91..:99";
-  test::TempDir dir("cli");
-  const Result r = megaview(dir,
-                            "--cpu --width 160 --height 120 --workload mandelbrot --strand-size 64x48 "
-                            "--strand-strategy sequential --frames 6 --smoke-at 3:strand-pan=-0.75:0.1:0.25,4:capture,"
-                            "5:strand-pan=0:0:-1 --capture-dir '" + (dir / "caps") + "'",
-                            "env DISPLAY=" + x.display());
+TEST_F(Gui, StrandModePansTheMandelbrot) {
+  const Result r = viewer("--cpu --width 160 --height 120 --workload mandelbrot --strand-size 64x48 "
+                          "--strand-strategy sequential --frames 6 --smoke-at 3:strand-pan=-0.75:0.1:0.25,4:capture,"
+                          "5:strand-pan=0:0:-1 --capture-dir '" + (dir / "caps") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("view: centre (-0.75, 0.1), half-height 0.25"), std::string::npos) << log;

@@ -53,15 +53,7 @@ RunTotals run_to_end(Mk& m, PatchWorkload& w, uint64_t slice_paths, const Schedu
 /// Per-pixel means (3 floats a pixel) of the film, on the host.
 std::vector<float> mean_image(PatchWorkload& w) {
   w.make_current(Side::Host);
-  const FilmView f = w.film().host_view_synced();
-  std::vector<float> rgb(w.film().pixels() * 3);
-  for (size_t i = 0; i < w.film().pixels(); ++i) {
-    const Vec3 v = f.mean(static_cast<uint32_t>(i));
-    rgb[3 * i] = v.x;
-    rgb[3 * i + 1] = v.y;
-    rgb[3 * i + 2] = v.z;
-  }
-  return rgb;
+  return w.film().mean_rgb();
 }
 
 /// Every patch and pixel at exactly `target`, every priority "finished".
@@ -287,25 +279,8 @@ INSTANTIATE_TEST_SUITE_P(Megakernel, MegakernelFurnace,
 // The same samples on the GPU megakernel and the CPU: far closer than two seeds (as GpuImageMatchesCpuImage).
 TEST(MegakernelGpu, ImageMatchesCpuImage) {
   MV_REQUIRE_GPU();
-  Scene scene = test::furnace_scene(0.5f, 0.f, false);
-  scene.materials[0].emission = Vec3{0.f};
-  Material light;
-  light.type = MaterialType::Emissive;
-  light.emission = Vec3{4.f};
-  Material mirror{MaterialType::Mirror, Vec3{0.9f}, Vec3{0.f}, 1.5f, 64.f};
-  Material glass{MaterialType::Glass, Vec3{1.f}, Vec3{0.f}, 1.5f, 64.f};
-  Material glossy{MaterialType::Glossy, Vec3{0.8f, 0.6f, 0.3f}, Vec3{0.f}, 1.5f, 50.f};
-  scene.materials = {scene.materials[0], light, mirror, glass, glossy};
-  scene.material_names = {"wall", "light", "mirror", "glass", "glossy"};
-  scene.quads.push_back(Quad{{-0.4f, 0.99f, -0.4f}, {0.8f, 0.f, 0.f}, {0.f, 0.f, 0.8f}, 1, {}, 0.f});
-  scene.spheres = {Sphere{{-0.5f, -0.6f, -0.5f}, 0.35f, 2}, Sphere{{0.4f, -0.6f, -0.3f}, 0.35f, 3},
-                   Sphere{{0.f, -0.2f, 0.5f}, 0.3f, 4}};
-  scene.camera.position = {0.f, 0.f, 0.95f};
-  scene.camera.look_at = {0.f, -0.2f, -1.f};
-  scene.width = 160;
-  scene.height = 118;  // not a multiple of 4; 40 × 30 = 1200 patches: 37 segments of 32
-  scene.max_depth = 16;
-  scene.finalize();
+  // 118 rows is not a multiple of 4; 40 × 30 = 1200 patches: 37 segments of 32.
+  const Scene scene = test::all_materials_scene(160, 118);
   PatchTaskParams p;
   p.target_spp = 32;
   p.priority = PriorityFunction::Variance;

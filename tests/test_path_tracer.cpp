@@ -60,26 +60,8 @@ TEST(PathTracer, BlackFurnaceIsExactlyTheEmission) {
 // The same samples on the GPU and the CPU: the images differ far less than two independent renders do.
 TEST(PathTracer, GpuImageMatchesCpuImage) {
   MV_REQUIRE_GPU();
-  Scene scene = furnace_scene(0.5f, 0.f, false);
-  scene.materials[0].emission = Vec3{0.f};
-  // A small lit scene with every material: a light, mirror, glass and glossy spheres in a box.
-  Material light;
-  light.type = MaterialType::Emissive;
-  light.emission = Vec3{4.f};
-  Material mirror{MaterialType::Mirror, Vec3{0.9f}, Vec3{0.f}, 1.5f, 64.f};
-  Material glass{MaterialType::Glass, Vec3{1.f}, Vec3{0.f}, 1.5f, 64.f};
-  Material glossy{MaterialType::Glossy, Vec3{0.8f, 0.6f, 0.3f}, Vec3{0.f}, 1.5f, 50.f};
-  scene.materials = {scene.materials[0], light, mirror, glass, glossy};
-  scene.material_names = {"wall", "light", "mirror", "glass", "glossy"};
-  scene.quads.push_back(Quad{{-0.4f, 0.99f, -0.4f}, {0.8f, 0.f, 0.f}, {0.f, 0.f, 0.8f}, 1, {}, 0.f});
-  scene.spheres = {Sphere{{-0.5f, -0.6f, -0.5f}, 0.35f, 2}, Sphere{{0.4f, -0.6f, -0.3f}, 0.35f, 3},
-                   Sphere{{0.f, -0.2f, 0.5f}, 0.3f, 4}};
-  scene.camera.position = {0.f, 0.f, 0.95f};
-  scene.camera.look_at = {0.f, -0.2f, -1.f};
-  scene.width = 40;
-  scene.height = 28;  // not a multiple of 4
-  scene.max_depth = 16;
-  scene.finalize();
+  // A small lit scene with every material; 28 rows is not a multiple of 4.
+  const Scene scene = test::all_materials_scene(40, 28);
   PatchTaskParams p;
   p.target_spp = 32;
   p.priority = PriorityFunction::Variance;

@@ -118,6 +118,31 @@ inline Scene furnace_scene(float albedo, float emission, bool quads, int size = 
   return s;
 }
 
+/// A small lit box with every material (a light quad; mirror, glass and glossy spheres), width × height,
+/// max depth 16: the GPU = CPU image tests render it.
+inline Scene all_materials_scene(int width, int height) {
+  Scene scene = furnace_scene(0.5f, 0.f, false);
+  scene.materials[0].emission = Vec3{0.f};
+  Material light;
+  light.type = MaterialType::Emissive;
+  light.emission = Vec3{4.f};
+  Material mirror{MaterialType::Mirror, Vec3{0.9f}, Vec3{0.f}, 1.5f, 64.f};
+  Material glass{MaterialType::Glass, Vec3{1.f}, Vec3{0.f}, 1.5f, 64.f};
+  Material glossy{MaterialType::Glossy, Vec3{0.8f, 0.6f, 0.3f}, Vec3{0.f}, 1.5f, 50.f};
+  scene.materials = {scene.materials[0], light, mirror, glass, glossy};
+  scene.material_names = {"wall", "light", "mirror", "glass", "glossy"};
+  scene.quads.push_back(Quad{{-0.4f, 0.99f, -0.4f}, {0.8f, 0.f, 0.f}, {0.f, 0.f, 0.8f}, 1, {}, 0.f});
+  scene.spheres = {Sphere{{-0.5f, -0.6f, -0.5f}, 0.35f, 2}, Sphere{{0.4f, -0.6f, -0.3f}, 0.35f, 3},
+                   Sphere{{0.f, -0.2f, 0.5f}, 0.3f, 4}};
+  scene.camera.position = {0.f, 0.f, 0.95f};
+  scene.camera.look_at = {0.f, -0.2f, -1.f};
+  scene.width = width;
+  scene.height = height;
+  scene.max_depth = 16;
+  scene.finalize();
+  return scene;
+}
+
 /// Mean and standard error over pixels of the per-pixel luminance-free channel average.
 struct ImageStats {
   double mean = 0.0, stderr_ = 0.0;
@@ -148,15 +173,7 @@ inline std::vector<float> render_mean_image(PatchWorkload& w, const std::string&
     if (st.paths == 0) break;
   }
   w.make_current(Side::Host);
-  const FilmView f = w.film().host_view_synced();
-  std::vector<float> rgb(w.film().pixels() * 3);
-  for (size_t i = 0; i < w.film().pixels(); ++i) {
-    const Vec3 m = f.mean(static_cast<uint32_t>(i));
-    rgb[3 * i] = m.x;
-    rgb[3 * i + 1] = m.y;
-    rgb[3 * i + 2] = m.z;
-  }
-  return rgb;
+  return w.film().mean_rgb();
 }
 
 }  // namespace mv::test

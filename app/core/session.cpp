@@ -275,16 +275,6 @@ std::string Session::cpu_reason() const {
   return gpu_info().reason;
 }
 
-std::vector<float> Session::mean_image() {
-  const FilmView f = workload_->film().host_view_synced();
-  std::vector<float> rgb(static_cast<size_t>(width()) * height() * 3);
-  for (size_t i = 0; i < rgb.size() / 3; ++i) {
-    const Vec3 m = f.mean(static_cast<uint32_t>(i));
-    rgb[3 * i] = m.x;
-    rgb[3 * i + 1] = m.y;
-    rgb[3 * i + 2] = m.z;
-  }
-  return rgb;
-}
+std::vector<float> Session::mean_image() { return workload_->film().mean_rgb(); }
 
 }  // namespace mv
