@@ -45,8 +45,9 @@ struct StrandTolerance {
 };
 
 /// Empty if `r` agrees with `ref` under `tol`; otherwise what differs (for the bench's error line). The
-/// images are compared only when both have one.
-inline std::string strand_disagreement(const StrandResult& ref, const StrandResult& r, const StrandTolerance& tol) {
+/// images are compared only when both have one and `compare_images`.
+inline std::string strand_disagreement(const StrandResult& ref, const StrandResult& r, const StrandTolerance& tol,
+                                       bool compare_images = true) {
   if (ref.steps.size() != r.steps.size() || ref.status.size() != r.status.size()) return "strand counts differ";
   size_t same = 0;
   uint32_t worst = 0;
@@ -55,7 +56,7 @@ inline std::string strand_disagreement(const StrandResult& ref, const StrandResu
     worst = d > worst ? d : worst;
     same += d == 0 && ref.status[i] == r.status[i];
   }
-  const bool images = !ref.rgba.empty() && !r.rgba.empty();
+  const bool images = compare_images && !ref.rgba.empty() && !r.rgba.empty();
   if (tol.exact) {
     if (same != ref.steps.size()) return "step counts differ";
     if (images && ref.checksum() != r.checksum()) return "image differs";

@@ -283,9 +283,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
         std::fprintf(stderr, "sweep: %s %s skipped: %s\n", info->name.c_str(), g.str().c_str(), e.what());
         continue;
       }
-      StrandResult steps_only = first;
-      steps_only.rgba.clear();
-      const std::string step_problem = strand_disagreement(ref, steps_only, w.tolerance);
+      const std::string step_problem = strand_disagreement(ref, first, w.tolerance, /*compare_images=*/false);
       const bool steps_match = step_problem.empty() && m.repeats_agree;
       bool image_match = true;
       if (!imaged) {  // one image per strategy: colouring 4 M strands costs more than most GPU runs
