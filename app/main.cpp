@@ -140,7 +140,7 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
          "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W, "
-         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
+         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:task-quantum=Q, FRAME:task-priority=P, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
          "FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset (comma separated)")
       ->delimiter(',');
   // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
@@ -237,6 +237,13 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
   cmd->add_flag("--managed-counter", sb.managed_counter,
                 "unified-memory strategies: the active/work counter in managed memory too, read by the host through its page");
+  cmd->add_option("--task-quantum", sb.task_quantum,
+                  "task strategies on strands (uniform, sorted-waves, megakernel, sequential-priority): updates per "
+                  "strand per task execution")
+      ->capture_default_str();
+  cmd->add_option("--task-priority", sb.task_priority,
+                  "task strategies on strands: group priority fifo, most-remaining or least-remaining")
+      ->capture_default_str();
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv and P.png (--out-prefix)");
   cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
   cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv and P.png");
@@ -249,7 +256,8 @@ void check_bench_mode(const CLI::App& cmd) {
   const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
                                                "--seed",      "--wave-size", "--priority", "--strategies"};
   const std::vector<std::string> strand_only = {"--strategy", "--grid",  "--size",              "--permute-seed",
-                                                "--no-prefetch", "--managed-counter", "--sweep", "--sweep-max-threads", "--out-prefix"};
+                                                "--no-prefetch", "--managed-counter", "--sweep", "--sweep-max-threads", "--out-prefix",
+                                                "--task-quantum", "--task-priority"};
   for (const std::string& name : strands ? patch_only : strand_only)
     if (cmd.count(name) > 0)
       throw InputError("", name,

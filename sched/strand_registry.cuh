@@ -1,13 +1,18 @@
 // The strand strategy registry of one workload type: Appendix A's nine strategies, in the paper's order
-// (Lehmann 2023, §4.1.2 and Appendix A). Include from a CUDA translation unit: it instantiates the GPU
-// kernels for W.
+// (Lehmann 2023, §4.1.2 and Appendix A), then the task strategies of issues 3–4 running the strands in
+// groups of 32 (sched/strand_task_strategy.cuh). Include from a CUDA translation unit: it instantiates
+// the GPU kernels for W.
 #pragma once
 
 #include <memory>
 
+#include "sched/exact_priority.h"
+#include "sched/gpu_strategies.cuh"
+#include "sched/megakernel.cuh"
 #include "sched/strand_cpu.h"
 #include "sched/strand_gpu.cuh"
 #include "sched/strand_strategy.h"
+#include "sched/strand_task_strategy.cuh"
 
 namespace mv {
 
@@ -30,6 +35,11 @@ StrandStrategyRegistry<W> make_strand_registry() {
   gpu(StrandGpuMode::Bsp, false, true);           // cuda-unified-memory
   gpu(StrandGpuMode::GlobalQueue, false, false);  // cuda-global-queue
   gpu(StrandGpuMode::GlobalQueue, false, true);   // cuda-global-queue-unified-memory
+  using B = StrandTaskBudget;
+  add([] { return std::make_unique<StrandTaskStrategy<W, ExactPriorityStrategy>>(B::Unfinished, "Kerbl 2012 §6.2 (exact priority queue, CPU model)"); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, UniformStrategy>>(B::Unbounded, "Kerbl 2012 §6.3 (uniform baseline)"); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, SortedWavesStrategy>>(B::Unfinished, "Kerbl 2012 §1–2 (host-sorted waves)"); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, MegakernelStrategy>>(B::Unbounded, "Kerbl 2012 §3–5 (priority megakernel)"); });
   return r;
 }
 

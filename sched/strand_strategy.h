@@ -35,6 +35,49 @@
 
 namespace mv {
 
+/// Strands per task when a patch-task strategy (uniform, sorted-waves, megakernel, sequential-priority)
+/// runs a strand program: one warp's worth, so the GPU strategies' warp-per-task mapping gives each lane
+/// one strand (sched/strand_tasks.h).
+inline constexpr uint32_t kStrandTaskGroup = 32;
+
+/// The priority of a group of strands run as a task (sched/strand_tasks.h; larger runs sooner). Every
+/// rule first runs each group once (unstarted groups have kUnsampledPriority, as unsampled patches do),
+/// because until then nothing is known about the group's work.
+enum class StrandTaskPriority : uint8_t {
+  /// Constant: the task order of the strategy itself (task index for sorted-waves, the queue's FIFO
+  /// order for the megakernel without sorting effect).
+  Fifo = 0,
+  /// The group's remaining-work estimate, largest first: Σ over its still-active strands of the updates
+  /// each has taken so far (a strand that has run long is expected to run long: the age estimate of
+  /// heavy-tailed step distributions such as mandelbrot's, Lehmann 2023 Fig 3.2). Long groups start
+  /// early, so the run does not end on a straggler (longest-processing-time-first).
+  MostRemaining = 1,
+  /// The same estimate, smallest first: cheap groups finish first, so the image fills in fastest.
+  LeastRemaining = 2,
+};
+
+/// "fifo", "most-remaining", "least-remaining".
+inline const char* strand_task_priority_name(StrandTaskPriority p) {
+  switch (p) {
+    case StrandTaskPriority::Fifo: return "fifo";
+    case StrandTaskPriority::MostRemaining: return "most-remaining";
+    case StrandTaskPriority::LeastRemaining: return "least-remaining";
+  }
+  return "?";
+}
+
+/// Parses a StrandTaskPriority name; throws InputError("", field, …) listing the names.
+inline StrandTaskPriority parse_strand_task_priority(const std::string& name, const char* field = "--task-priority") {
+  for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
+                               StrandTaskPriority::LeastRemaining})
+    if (name == strand_task_priority_name(p)) return p;
+  throw InputError("", field, "unknown task priority \"" + name + "\" (allowed: fifo, most-remaining, least-remaining)");
+}
+
+struct StrandRunSettings;
+/// "q16,most-remaining": a task strategy's quantum and group priority (tables, sidecars, the GUI).
+std::string strand_task_text(const StrandRunSettings& s);
+
 /// What a run may be told. All fields have defaults; each strategy reads only those its info() names.
 struct StrandRunSettings {
   GridConfig grid;                  ///< GPU strategies: n, b (and c for the global queues), or auto
@@ -48,6 +91,11 @@ struct StrandRunSettings {
   bool managed_counter = false;
   uint32_t max_steps = 0xffffffffu; ///< per-strand update bound, as run_strand's (then the strand stays Active)
   uint32_t cpu_block = 4096;        ///< cpu-parallel: strands per TBB block, [1, 2^24]
+  /// Task strategies (info().task_groups): updates each active strand of a group takes per execution of
+  /// its task before the task re-enqueues with its new priority, [1, 65536].
+  uint32_t task_quantum = 16;
+  /// Task strategies: how a group's priority is estimated after each execution.
+  StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;
 };
 
 /// How long a run took and what it launched. Timed region (docs/strands.md has the full statement):
@@ -82,6 +130,9 @@ struct StrandStrategyInfo {
   bool uses_work_unit = false;   ///< reads GridConfig c (the global queues)
   bool permutes = false;         ///< reads permute_seed
   bool unified_memory = false;   ///< strand arrays in managed memory; reads prefetch
+  /// A patch-task strategy of issues 3–4 (sched/strand_tasks.h): runs groups of kStrandTaskGroup strands
+  /// as tasks that re-enqueue after task_quantum updates; reads task_quantum and task_priority.
+  bool task_groups = false;
 };
 
 template <class W>
@@ -103,12 +154,19 @@ class StrandStrategyRegistry : public NamedRegistry<StrandStrategyInfo, StrandSt
   StrandStrategyRegistry() : NamedRegistry<StrandStrategyInfo, StrandStrategy<W>>("strand strategy") {}
 };
 
+inline std::string strand_task_text(const StrandRunSettings& s) {
+  return "q" + std::to_string(s.task_quantum) + "," + strand_task_priority_name(s.task_priority);
+}
+
 /// Checks the settings every strategy shares (grid ranges, cpu_block); throws InputError naming the field.
 inline void validate_strand_settings(const StrandRunSettings& s) {
   validate_grid(s.grid, "--grid");
   if (s.cpu_block < 1 || s.cpu_block > (1u << 24))
     throw InputError("", "cpu_block", "strands per CPU block = " + std::to_string(s.cpu_block) +
                                           " is out of range [1, 16777216]");
+  if (s.task_quantum < 1 || s.task_quantum > 65536)
+    throw InputError("", "--task-quantum", "updates per task execution = " + std::to_string(s.task_quantum) +
+                                               " is out of range [1, 65536]");
 }
 
 }  // namespace mv

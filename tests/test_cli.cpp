@@ -648,6 +648,35 @@ TEST_F(Gui, StrandModeRunsSwitchesStrategyLiveAndCaptures) {
   EXPECT_TRUE(has_colour(img, 0, 0, 0)) << "no black set in the window shot";
 }
 
+// The task strategies of issues 3–4 run strands in the GUI too (issue 5 item 4): sequential-priority (the
+// CPU one; uniform, sorted-waves and the megakernel are the same code path on a GPU) with the task quantum
+// and the group priority set through the Strands section; an out-of-range quantum is reported and the
+// viewer goes on; the rows, the log and the sidecar name the task settings; the strands' steps are those
+// of sequential whatever the order.
+TEST_F(Gui, StrandModeRunsTaskStrategiesWithTheirQuantumAndGroupPriority) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --workload mandelbrot --strand-size 96x64 --strand-strategy sequential --frames 14 "
+                          "--smoke-at 2:strand-strategy=sequential-priority,4:task-quantum=0,6:task-quantum=8,"
+                          "8:task-priority=least-remaining,11:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  const std::string seq = "strands: mandelbrot sequential - ",
+                    first = "strands: mandelbrot sequential-priority q16,most-remaining ",
+                    last = "strands: mandelbrot sequential-priority q8,least-remaining ";
+  ASSERT_NE(log.find(seq), std::string::npos) << log;
+  ASSERT_NE(log.find(first), std::string::npos) << log;
+  ASSERT_NE(log.find(last), std::string::npos) << log;
+  EXPECT_NE(log.find("--task-quantum: updates per task execution = 0 is out of range [1, 65536]"), std::string::npos)
+      << log;
+  EXPECT_DOUBLE_EQ(number_after(log, seq, "steps mu "), number_after(log, last, "steps mu "));
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/mandelbrot-sequential-priority-0001.json"));
+  EXPECT_EQ(j["strategy"], "sequential-priority");
+  EXPECT_EQ(j["grid"], "q8,least-remaining");
+  EXPECT_EQ(j["settings"]["task_quantum"], 8);
+  EXPECT_EQ(j["settings"]["task_priority"], "least-remaining");
+  EXPECT_NE(j["timing"]["notes"].get<std::string>().find("192 groups of 32, quantum 8"), std::string::npos) << j.dump();
+}
+
 // Switching the workload and the grid by script, an invalid grid in the error window (the viewer goes
 // on), and back to the path tracer.
 TEST_F(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {

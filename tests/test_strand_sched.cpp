@@ -247,13 +247,21 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
                                              "cuda-batch-permute",
                                              "cuda-unified-memory",
                                              "cuda-global-queue",
-                                             "cuda-global-queue-unified-memory"};
+                                             "cuda-global-queue-unified-memory",
+                                             // the task strategies of issues 3–4, on groups of 32 strands
+                                             "sequential-priority",
+                                             "uniform",
+                                             "sorted-waves",
+                                             "megakernel"};
   EXPECT_EQ(mandelbrot_strand_strategies().names(), expected);
   const StrandWorkloadEntry& w = find_strand_workload("mandelbrot");
   EXPECT_EQ(w.default_width * w.default_height, 4000000u);  // Lehmann 2023 Fig 3.2
   for (const StrandStrategyInfo& i : w.strategies) {
-    EXPECT_EQ(i.needs_gpu, i.name.rfind("cuda", 0) == 0) << i.name;
-    EXPECT_EQ(i.uses_grid, i.needs_gpu) << i.name;
+    const bool task = i.name == "sequential-priority" || i.name == "uniform" || i.name == "sorted-waves" ||
+                      i.name == "megakernel";
+    EXPECT_EQ(i.task_groups, task) << i.name;
+    EXPECT_EQ(i.needs_gpu, i.name.rfind("cuda", 0) == 0 || (task && i.name != "sequential-priority")) << i.name;
+    EXPECT_EQ(i.uses_grid, i.needs_gpu && !task) << i.name;
     EXPECT_EQ(i.uses_work_unit, i.name.find("global-queue") != std::string::npos) << i.name;
     EXPECT_EQ(i.permutes, i.name.find("permute") != std::string::npos) << i.name;
     EXPECT_EQ(i.unified_memory, i.name.find("unified-memory") != std::string::npos) << i.name;
@@ -356,8 +364,9 @@ TEST(StrandBenchCli, RefusesGpuStrategiesWithoutAGpuInOneLine) {
   const Result def = test::run_megaview(dir, "bench --workload mandelbrot --size 16x16 --repeat 1", "MEGAVIEW_FORCE_CPU=1");
   ASSERT_EQ(def.code, 0) << def.err;
   const auto sums = checksums(def.out);
-  EXPECT_EQ(sums.size(), 2u) << def.out;
+  EXPECT_EQ(sums.size(), 3u) << def.out;
   EXPECT_EQ(sums.count("cpu-parallel"), 1u) << def.out;
+  EXPECT_EQ(sums.count("sequential-priority"), 1u) << def.out;
 }
 
 TEST(StrandBenchCli, BadInputGivesOneLineNamingTheFieldAndRange) {
@@ -408,11 +417,22 @@ TEST(StrandBenchCli, SweepWritesCsvPlotAndBestTableAndNeverOverwrites) {
   EXPECT_NE(r.out.find("best configuration per strategy"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("steps per strand: mu"), std::string::npos) << r.out;
   const auto rows = read_csv(prefix + ".csv");
-  ASSERT_EQ(rows.size(), 3u);  // header, sequential, cpu-parallel (no GPU: no grid to sweep)
+  // header, sequential, cpu-parallel (no GPU: no grid to sweep), then sequential-priority on groups of
+  // 32 strands at quantum 4, 16, 64 × the three group priorities
+  ASSERT_EQ(rows.size(), 12u);
   EXPECT_EQ(rows[1].at(3), "sequential");
   EXPECT_EQ(rows[2].at(3), "cpu-parallel");
   EXPECT_EQ(rows[1].at(15), "1.0000");
   EXPECT_EQ(rows[2].at(16), "1");  // matches sequential
+  EXPECT_EQ(rows[1].at(17), "0");  // no task quantum outside the task strategies
+  std::set<std::string> task_configs;
+  for (size_t i = 3; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at(3), "sequential-priority");
+    EXPECT_EQ(rows[i].at(16), "1") << "sequential-priority " << rows[i].at(17) << "," << rows[i].at(18);
+    task_configs.insert(rows[i].at(17) + "," + rows[i].at(18));
+  }
+  EXPECT_EQ(task_configs.size(), 9u);
+  EXPECT_EQ(task_configs.count("64,least-remaining"), 1u);
   int w = 0, h = 0;
   const std::vector<uint32_t> png = read_png(prefix + ".png", w, h);
   EXPECT_EQ(w, 960);

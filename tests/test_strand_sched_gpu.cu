@@ -124,6 +124,173 @@ INSTANTIATE_TEST_SUITE_P(AppendixA, GpuStrandStrategy,
                            return n;
                          });
 
+// ---------------------------------------------------------------- the task strategies on strands
+// sequential-priority, uniform, sorted-waves and megakernel run groups of 32 strands as tasks that
+// re-enqueue after each quantum of updates (sched/strand_task_strategy.cuh). Whatever the quantum, the
+// group priority and the strategy, every strand sees run_strand's calls exactly, so results equal
+// `sequential`'s bit for bit. sequential-priority runs on the CPU (these tests run in CI); the other
+// three skip without a GPU.
+
+class TaskStrandStrategy : public ::testing::TestWithParam<std::string> {
+ protected:
+  bool needs_gpu() const { return GetParam() != "sequential-priority"; }
+};
+
+const StrandTaskPriority kTaskPriorities[] = {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
+                                              StrandTaskPriority::LeastRemaining};
+
+TEST_P(TaskStrandStrategy, MandelbrotMatchesSequentialBitwiseForEveryQuantumAndPriority) {
+  if (needs_gpu()) MV_REQUIRE_GPU();
+  const StrandStrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
+  EXPECT_TRUE(info.task_groups);
+  EXPECT_EQ(info.needs_gpu, needs_gpu());
+  for (const MandelbrotStrands& w : test::mandelbrot_cases()) {
+    const StrandResult seq = test::run_mandelbrot(w, "sequential");
+    for (uint32_t q : {1u, 7u, 64u}) {
+      for (StrandTaskPriority p : kTaskPriorities) {
+        StrandRunSettings s;
+        s.task_quantum = q;
+        s.task_priority = p;
+        const StrandResult r = test::run_mandelbrot(w, GetParam(), s);
+        const std::string label = GetParam() + " q" + std::to_string(q) + " " + strand_task_priority_name(p);
+        EXPECT_TRUE(test::same_result(seq, r)) << label;
+        EXPECT_EQ(r.timing.cuda_events, needs_gpu()) << label;
+        EXPECT_GT(r.timing.ms, 0.0) << label;
+        EXPECT_NE(r.timing.notes.find("quantum " + std::to_string(q)), std::string::npos) << r.timing.notes;
+      }
+    }
+  }
+}
+
+TEST_P(TaskStrandStrategy, EveryStrandRunsExactlyOnceWhateverTheGroupsAndQuantum) {
+  if (needs_gpu()) MV_REQUIRE_GPU();
+  auto strategy = counting_strategies().find(GetParam()).make();
+  for (uint32_t n : {1u, 1000u, 4099u}) {  // one partial group; 4099 = 128 full groups + 3 strands
+    for (uint32_t q : {1u, 16u}) {
+      for (uint32_t max_steps : {0xffffffffu, 17u, 0u}) {
+        std::vector<uint32_t> hi(n + 1, 0u), hu(n + 1, 0u);
+        DeviceBuffer<uint32_t> inits, updates;
+        test::CountingStrands w;
+        w.n = n;
+        if (needs_gpu()) {
+          inits.resize(n + 1);
+          updates.resize(n + 1);
+          inits.zero();
+          updates.zero();
+          w.init_calls = inits.data();
+          w.update_calls = updates.data();
+        } else {
+          w.init_calls = hi.data();
+          w.update_calls = hu.data();
+        }
+        StrandRunSettings s;
+        s.task_quantum = q;
+        s.max_steps = max_steps;
+        s.task_priority = kTaskPriorities[n % 3];
+        const StrandRun<test::CountingStrands> r = strategy->run(w, s);
+        if (needs_gpu()) {
+          inits.download(hi.data(), n + 1);
+          updates.download(hu.data(), n + 1);
+          MV_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        EXPECT_TRUE(test::ran_exactly_once(r, hi, hu, n, max_steps))
+            << GetParam() << " n " << n << " quantum " << q << " max_steps " << max_steps;
+      }
+    }
+  }
+}
+
+TEST_P(TaskStrandStrategy, NoStrandsRunNothing) {
+  if (needs_gpu()) MV_REQUIRE_GPU();
+  test::CountingStrands w;  // n = 0
+  const StrandRun<test::CountingStrands> r = counting_strategies().find(GetParam()).make()->run(w, {});
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_NE(r.timing.notes.find("0 task executions"), std::string::npos) << r.timing.notes;
+}
+
+TEST_P(TaskStrandStrategy, OutOfRangeQuantumThrowsInputErrorNamingTheOption) {
+  auto strategy = mandelbrot_strand_strategies().find(GetParam()).make();
+  for (uint32_t q : {0u, 65537u}) {
+    StrandRunSettings s;
+    s.task_quantum = q;
+    try {
+      strategy->run(mandelbrot_workload(8, 8), s);
+      ADD_FAILURE() << "quantum " << q << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--task-quantum"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("[1, 65536]"), std::string::npos) << e.what();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kerbl, TaskStrandStrategy,
+                         ::testing::Values("sequential-priority", "uniform", "sorted-waves", "megakernel"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string n = p.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// The group priority rule itself, on the host view: unstarted groups first, then Σ of the active
+// strands' ages (most-remaining), its negative (least-remaining) or 0 (fifo); finished groups last.
+TEST(StrandTaskView, GroupPriorityIsTheActiveStrandsAgeSum) {
+  const uint32_t n = 40;  // group 0: strands 0…31, group 1: strands 32…39
+  for (StrandTaskPriority rule : kTaskPriorities) {
+    test::CountingStrands w;
+    w.n = n;
+    std::vector<test::CountingStrands::State> state(n);
+    std::vector<StrandStatus> status(n, StrandStatus::Active);
+    std::vector<uint32_t> steps(n, 0u);
+    std::vector<uint8_t> done(2, 0);
+    std::vector<float> priority(2, kUnsampledPriority);
+    for (uint32_t i = 0; i < n; ++i) state[i] = w.init(i);
+    StrandTaskView<test::CountingStrands> v;
+    v.workload = w;
+    v.state = state.data();
+    v.status = status.data();
+    v.steps = steps.data();
+    v.done = done.data();
+    v.priority = priority.data();
+    v.strands = n;
+    v.quantum = 10;
+    v.rule = rule;
+    ASSERT_EQ(v.num_tasks(), 2u);
+    // One execution of group 1: each strand takes min(10, target) updates.
+    uint32_t expected_updates = 0, active = 0;
+    float age_sum = 0.f;
+    for (uint32_t i = 32; i < n; ++i) {
+      const uint32_t t = test::CountingStrands::target(i);
+      expected_updates += std::min(10u, t);
+      if (t > 10) ++active, age_sum += 10.f;
+    }
+    ASSERT_GT(active, 0u) << "the test wants a group that stays active";
+    EXPECT_EQ(v.run_task(1), expected_updates);
+    EXPECT_FALSE(v.finished(1));
+    const float want = rule == StrandTaskPriority::Fifo            ? 0.f
+                       : rule == StrandTaskPriority::MostRemaining ? age_sum
+                                                                   : -age_sum;
+    EXPECT_EQ(priority[1], want) << strand_task_priority_name(rule);
+    EXPECT_EQ(priority[0], kUnsampledPriority) << "group 0 has not run";
+    // Run group 1 to its end: finished, last.
+    while (!v.finished(1)) v.run_task(1);
+    EXPECT_EQ(priority[1], kFinishedPriority);
+    EXPECT_EQ(v.run_task(1), 0u) << "a finished group does no work";
+    for (uint32_t i = 32; i < n; ++i) EXPECT_EQ(steps[i], test::CountingStrands::target(i)) << i;
+  }
+}
+
+TEST(StrandTaskPriorityNames, RoundTripAndBadNamesListTheAllowedOnes) {
+  for (StrandTaskPriority p : kTaskPriorities) EXPECT_EQ(parse_strand_task_priority(strand_task_priority_name(p)), p);
+  try {
+    parse_strand_task_priority("soonest");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--task-priority"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fifo, most-remaining, least-remaining"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GpuStrandStrategies, UnifiedMemoryWithAndWithoutPrefetchOrManagedCounterAndAnyPermutationSeedAgree) {
   MV_REQUIRE_GPU();
   const MandelbrotStrands w = test::mandelbrot_cases()[1];

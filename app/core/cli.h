@@ -131,6 +131,7 @@ void run_allocation_bound(const AllocationBoundCommand& c);
 /// statistics μ / σ / CV (Fig 3.2) and the image checksum (FNV-1a of the float RGBA), and fails if two
 /// strategies' images or step counts differ. With `sweep`, Appendix A's grid sweep: n = 64…1024 and
 /// b = 64…min(1024, sweep_max_threads / n) in powers of two, c ∈ {1, 2, 4, 8, 16} for the global queues,
+/// and for the task strategies (groups of 32 strands) quantum ∈ {4, 16, 64} × the three task priorities,
 /// against `sequential`; writes P.csv (every configuration) and P.png (best time per n), and prints the
 /// best configuration per strategy with its speed-up over sequential. Without a GPU (or with --cpu) a
 /// GPU strategy named in `strategies` is refused in one line.
@@ -143,6 +144,8 @@ struct StrandBenchCommand {
   uint64_t permute_seed = 1;            ///< the *-permute strategies' permutation
   bool prefetch = true;                 ///< the unified-memory strategies' prefetch
   bool managed_counter = false;         ///< StrandRunSettings::managed_counter
+  uint32_t task_quantum = 16;           ///< task strategies: StrandRunSettings::task_quantum, [1, 65536]
+  std::string task_priority = "most-remaining";  ///< task strategies: fifo, most-remaining, least-remaining
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]

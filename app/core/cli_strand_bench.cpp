@@ -63,8 +63,10 @@ uint64_t strands_hash(const StrandResult& r) {
   return a ^ (b * 1099511628211ull);
 }
 
-/// "n,b" or "n,b,c" for the grid a GPU strategy ran with; "-" on the CPU.
-std::string grid_cell(const StrandStrategyInfo& info, const GridConfig& g) {
+/// "n,b" or "n,b,c" for the grid a GPU strategy ran with; the quantum and priority of a task strategy;
+/// "-" otherwise.
+std::string grid_cell(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
+  if (info.task_groups) return strand_task_text(s);
   if (!info.uses_grid) return "-";
   if (g.automatic) return "auto";
   return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
@@ -113,7 +115,9 @@ const char* const kTimedText =
     "timed: GPU strategies: CUDA events around the init, every kernel and the BSP host loop's active-count\n"
     "       read-backs (unified memory: and the prefetch), after one untimed warm-up run; CPU strategies:\n"
     "       wall clock around init and updates. Outside: allocation, the permutation's generation and\n"
-    "       upload, the download of the results and the image (coloured on the host).\n";
+    "       upload, the download of the results and the image (coloured on the host). Task strategies\n"
+    "       (sequential-priority, uniform, sorted-waves, megakernel on groups of 32 strands): the same clock\n"
+    "       around the init and every step of the task strategy, its syncs and read-backs included.\n";
 
 /// The strategies to run for `w`: the named ones (validated) or the default; refuses GPU strategies
 /// without a GPU in one line.
@@ -169,7 +173,7 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   fmt::print("bench: workload {} {}x{} ({} strands), grid {}, {} repeats{}\n", w.name, size.width, size.height, n,
              s.grid.str(), c.repeat, gpu_available() && !c.force_cpu ? "; GPU: " + gpu_info().name : "");
   fmt::print("{}", kTimedText);
-  fmt::print("{:<33} {:>12} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>6} {:>16} {:>9}\n", "strategy", "grid n,b[,c]",
+  fmt::print("{:<33} {:>20} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>6} {:>16} {:>9}\n", "strategy", "grid n,b[,c] / task",
              "median ms", "min ms", "max ms", "launches", "steps mu", "sigma", "CV", "image checksum", "vs seq");
   std::fflush(stdout);
   double seq_ms = 0.0;
@@ -189,16 +193,18 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
     }
     if (!m.repeats_agree) problems.push_back(fmt::format("{} on {}: repeats differ", info->name, w.name));
     const std::string speedup = seq_ms > 0.0 && m.t.median > 0.0 ? fmt::format("{:.2f}x", seq_ms / m.t.median) : "-";
-    fmt::print("{:<33} {:>12} {:>10.3f} {:>10.3f} {:>10.3f} {:>8} {:>9.3f} {:>9.3f} {:>6.3f} {:>16} {:>9}{}\n", info->name,
-               grid_cell(*info, m.last.grid), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
+    fmt::print("{:<33} {:>20} {:>10.3f} {:>10.3f} {:>10.3f} {:>8} {:>9.3f} {:>9.3f} {:>6.3f} {:>16} {:>9}{}\n", info->name,
+               grid_cell(*info, m.last.grid, s), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
                st.mean, st.sigma, st.cv, fmt::format("{:016x}", image), speedup,
                m.last.notes.empty() ? "" : "  (" + m.last.notes + ")");
     std::fflush(stdout);
-    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f},{:.4f},{:.5f},{:016x}\n", w.name,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f},{:.4f},{:.5f},{:016x},{},{}\n", w.name,
                        size.width, size.height, info->name, info->uses_grid ? m.last.grid.blocks : 0,
                        info->uses_grid ? m.last.grid.threads : 0, info->uses_work_unit ? m.last.grid.work_unit : 0,
                        c.repeat, m.t.median, m.t.min, m.t.max, info->needs_gpu ? "cuda-events" : "wall-clock",
-                       m.last.launches, m.last.super_steps, st.mean, st.sigma, st.cv, image);
+                       m.last.launches, m.last.super_steps, st.mean, st.sigma, st.cv, image,
+                       info->task_groups ? s.task_quantum : 0,
+                       info->task_groups ? strand_task_priority_name(s.task_priority) : "-");
   }
   if (problems.empty())
     fmt::print("agreement: every strategy gave {} as {}\n",
@@ -236,41 +242,60 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   fmt::print("steps per strand: mu {:.3f}, sigma {:.3f}, CV {:.4f} (Lehmann 2023 Fig 3.2); sequential {:.3f} ms "
              "(median)\n",
              st.mean, st.sigma, st.cv, seq.t.median);
-  auto add_csv = [&](const StrandStrategyInfo& info, const GridConfig& g, const Measured& m, bool match) {
-    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{}\n", w.name,
+  auto add_csv = [&](const StrandStrategyInfo& info, const GridConfig& g, const Measured& m, bool match,
+                     const StrandRunSettings& rs) {
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{},{},{}\n", w.name,
                        size.width, size.height, info.name, info.uses_grid ? g.blocks : 0, info.uses_grid ? g.threads : 0,
                        info.uses_work_unit ? g.work_unit : 0, c.repeat, m.t.median, m.t.min, m.t.max, m.t.mean,
                        m.t.stddev, m.last.launches, m.last.super_steps,
-                       m.t.median > 0 ? seq.t.median / m.t.median : 0.0, match ? 1 : 0);
+                       m.t.median > 0 ? seq.t.median / m.t.median : 0.0, match ? 1 : 0,
+                       info.task_groups ? rs.task_quantum : 0,
+                       info.task_groups ? strand_task_priority_name(rs.task_priority) : "-");
   };
-  add_csv(seq_info, GridConfig{}, seq, true);
+  add_csv(seq_info, GridConfig{}, seq, true, s);
 
   struct Best {
     const StrandStrategyInfo* info;
     GridConfig grid;
     Timing t;
     int configs = 0;
+    StrandRunSettings settings;  ///< the task strategies' quantum and priority of the best run
   };
   std::vector<Best> best;
-  best.push_back({&seq_info, GridConfig{}, seq.t, 1});
+  best.push_back({&seq_info, GridConfig{}, seq.t, 1, s});
   series.push_back({w.name + " sequential", {64.0, 1024.0}, {seq.t.median, seq.t.median}});
 
   for (const StrandStrategyInfo* info : strategies) {
     if (info == &seq_info) continue;
-    std::vector<GridConfig> grids;
-    if (!info->uses_grid) {
-      grids.push_back(GridConfig{});
+    // Configurations: grids for Appendix A's strategies; quantum × group priority for the task strategies.
+    struct Config {
+      GridConfig grid;
+      uint32_t quantum;
+      StrandTaskPriority priority;
+    };
+    std::vector<Config> configs;
+    if (info->task_groups) {
+      for (uint32_t q : {4u, 16u, 64u})
+        for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
+                                     StrandTaskPriority::LeastRemaining})
+          configs.push_back({GridConfig{}, q, p});
+    } else if (!info->uses_grid) {
+      configs.push_back({GridConfig{}, s.task_quantum, s.task_priority});
     } else {
       for (uint32_t nb : powers(64, 1024))
         for (uint32_t b : powers(64, std::min<uint32_t>(1024, c.sweep_max_threads / nb)))
           for (uint32_t cu : info->uses_work_unit ? std::vector<uint32_t>{1, 2, 4, 8, 16} : std::vector<uint32_t>{1})
-            grids.push_back(make_grid(nb, b, cu));
+            configs.push_back({make_grid(nb, b, cu), s.task_quantum, s.task_priority});
     }
-    Best b{info, {}, {}, 0};
+    Best b{info, {}, {}, 0, s};
     std::map<uint32_t, double> best_per_n;
     bool warmed = false, imaged = false;
-    for (const GridConfig& g : grids) {
+    for (const Config& cfg : configs) {
+      const GridConfig& g = cfg.grid;
       s.grid = g;
+      s.task_quantum = cfg.quantum;
+      s.task_priority = cfg.priority;
+      const std::string label = info->task_groups ? strand_task_text(s) : g.str();
       StrandResult first;
       Measured m;
       try {
@@ -280,7 +305,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
         }
         m = measure(w, *info, size, s, c.repeat, !imaged, &first, false);
       } catch (const InputError& e) {  // e.g. b above what this kernel can run with on this GPU
-        std::fprintf(stderr, "sweep: %s %s skipped: %s\n", info->name.c_str(), g.str().c_str(), e.what());
+        std::fprintf(stderr, "sweep: %s %s skipped: %s\n", info->name.c_str(), label.c_str(), e.what());
         continue;
       }
       const std::string step_problem = strand_disagreement(ref, first, w.tolerance, /*compare_images=*/false);
@@ -291,17 +316,18 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
         const std::string d = strand_disagreement(ref, first, w.tolerance);
         image_match = d.empty();
         if (!image_match)
-          problems.push_back(fmt::format("{} {} on {}: {} from sequential's", info->name, g.str(), w.name, d));
+          problems.push_back(fmt::format("{} {} on {}: {} from sequential's", info->name, label, w.name, d));
       }
       if (!steps_match)
-        problems.push_back(fmt::format("{} {} on {}: {} from sequential's", info->name, g.str(), w.name,
+        problems.push_back(fmt::format("{} {} on {}: {} from sequential's", info->name, label, w.name,
                                        step_problem.empty() ? "repeats differ" : step_problem));
       const bool match = steps_match && image_match;
-      add_csv(*info, info->uses_grid ? m.last.grid : g, m, match);
+      add_csv(*info, info->uses_grid ? m.last.grid : g, m, match, s);
       ++b.configs;
       if (b.configs == 1 || m.t.median < b.t.median) {
         b.t = m.t;
         b.grid = m.last.grid;
+        b.settings = s;
       }
       if (info->uses_grid) {
         auto it = best_per_n.find(g.blocks);
@@ -323,11 +349,11 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
 
   fmt::print("\nbest configuration per strategy ({}, {}x{}; speed-up = sequential median / best median)\n", w.name,
              size.width, size.height);
-  fmt::print("{:<33} {:>12} {:>11} {:>10} {:>10} {:>9} {:>8} {:>20}\n", "strategy", "best n,b[,c]", "median ms",
+  fmt::print("{:<33} {:>20} {:>11} {:>10} {:>10} {:>9} {:>8} {:>20}\n", "strategy", "best n,b[,c] / task", "median ms",
              "min ms", "stddev ms", "speed-up", "configs", "paper V100 (App. A)");
   for (const Best& b : best)
-    fmt::print("{:<33} {:>12} {:>11.3f} {:>10.3f} {:>10.3f} {:>8.2f}x {:>8} {:>20}\n", b.info->name,
-               grid_cell(*b.info, b.grid), b.t.median, b.t.min, b.t.stddev,
+    fmt::print("{:<33} {:>20} {:>11.3f} {:>10.3f} {:>10.3f} {:>8.2f}x {:>8} {:>20}\n", b.info->name,
+               grid_cell(*b.info, b.grid, b.settings), b.t.median, b.t.min, b.t.stddev,
                b.t.median > 0 ? seq.t.median / b.t.median : 0.0, b.configs, paper_cell(w.name, b.info->name));
   std::fflush(stdout);
 }
@@ -347,6 +373,9 @@ void run_strand_bench(const StrandBenchCommand& c) {
   s.permute_seed = c.permute_seed;
   s.prefetch = c.prefetch;
   s.managed_counter = c.managed_counter;
+  s.task_quantum = c.task_quantum;
+  s.task_priority = parse_strand_task_priority(c.task_priority);
+  validate_strand_settings(s);
   if (c.sweep && (c.sweep_max_threads < 4096 || c.sweep_max_threads > (1u << 26)))
     throw InputError("", "--sweep-max-threads",
                      fmt::format("{} is out of range [4096, {}]", c.sweep_max_threads, 1u << 26));
@@ -383,12 +412,12 @@ void run_strand_bench(const StrandBenchCommand& c) {
   std::vector<PlotSeries> series;
   if (c.sweep) {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,mean_ms,stddev_ms,launches,"
-          "super_steps,speedup_vs_sequential,matches_sequential\n";
+          "super_steps,speedup_vs_sequential,matches_sequential,task_quantum,task_priority\n";
     for (size_t k = 0; k < workloads.size(); ++k)
       sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, series, problems);
   } else {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,clock,launches,super_steps,"
-          "steps_mean,steps_sigma,steps_cv,image_fnv1a\n";
+          "steps_mean,steps_sigma,steps_cv,image_fnv1a,task_quantum,task_priority\n";
     for (size_t k = 0; k < workloads.size(); ++k)
       bench_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems);
   }

@@ -120,7 +120,8 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   return out;
 }
 
-std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g) {
+std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
+  if (info.task_groups) return strand_task_text(s);
   if (!info.uses_grid) return "-";
   if (g.automatic) return "auto";
   return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
@@ -146,8 +147,10 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   j["settings"] = {{"grid", q.settings.grid.str()},
                    {"permute_seed", q.settings.permute_seed},
                    {"prefetch", q.settings.prefetch},
-                   {"managed_counter", q.settings.managed_counter}};
-  j["grid"] = strand_grid_text(info, t.grid);
+                   {"managed_counter", q.settings.managed_counter},
+                   {"task_quantum", q.settings.task_quantum},
+                   {"task_priority", strand_task_priority_name(q.settings.task_priority)}};
+  j["grid"] = strand_grid_text(info, t.grid, q.settings);
   if (w.view_kind == StrandViewKind::Orbit)
     j["view"] = {{"kind", "orbit"},
                  {"azimuth_deg", q.view.azimuth_deg},

@@ -87,7 +87,7 @@ std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
 
 /// "auto" or the grid the strategy used: "n,b" (or "n,b,c" for the global queues); "-" for the CPU ones.
-std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g);
+std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s);
 
 /// The run as JSON (the capture sidecar's body): workload, strategy (with its paper section), size, the
 /// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step

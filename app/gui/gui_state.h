@@ -107,6 +107,8 @@ struct StrandState {
   uint32_t grid_n = 1024, grid_b = 64, grid_c = 1;
   uint64_t permute_seed = 1;
   bool prefetch = true;
+  uint32_t task_quantum = 16;       ///< task strategies: updates per strand per task execution (validated at the run)
+  StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;  ///< task strategies: group priority
   int width = 0, height = 0;        ///< strands across and down (the workload's default when it is chosen)
   bool auto_run = true;             ///< every change of strategy or settings restarts the run
   bool run_requested = false;       ///< start a run with the current settings next frame

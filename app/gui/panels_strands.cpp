@@ -67,6 +67,32 @@ void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
   tip("unified-memory strategies: cudaMemPrefetchAsync the strand arrays to the GPU");
   ImGui::EndDisabled();
 
+  ImGui::BeginDisabled(!info.task_groups);
+  if (ImGui::InputScalar("task quantum", ImGuiDataType_U32, &ss.task_quantum, nullptr, nullptr, "%u", enter))
+    changed(ss);
+  tip("task strategies (sequential-priority, uniform, sorted-waves, megakernel): strands run in groups of 32 "
+      "as tasks; each execution gives every active strand of the group up to this many updates, then the task "
+      "re-enqueues with its new priority. [1, 65536]");
+  const char* current = strand_task_priority_name(ss.task_priority);
+  if (ImGui::BeginCombo("group priority", current)) {
+    for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
+                                 StrandTaskPriority::LeastRemaining}) {
+      const bool selected = p == ss.task_priority;
+      if (ImGui::Selectable(strand_task_priority_name(p), selected) && !selected) {
+        ss.task_priority = p;
+        changed(ss);
+      }
+      tip(p == StrandTaskPriority::Fifo ? "constant: the strategy's own order"
+          : p == StrandTaskPriority::MostRemaining
+              ? "largest remaining-work estimate first (sum of the active strands' updates so far): long groups "
+                "start early, no straggler at the end"
+              : "smallest estimate first: cheap groups finish first, the image fills in fastest");
+    }
+    ImGui::EndCombo();
+  }
+  tip("task strategies: how a group's priority is estimated after each execution; groups not yet run go first");
+  ImGui::EndDisabled();
+
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
   bool size_done = ImGui::InputInt("##sw", &ss.width, 0, 0, enter);
   ImGui::SameLine();

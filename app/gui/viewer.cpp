@@ -262,6 +262,23 @@ bool Viewer::queue_smoke_actions() {
       ss.run_requested = true;
       continue;
     }
+    if (a.action == "task-quantum" || a.action == "task-priority") {  // the Strands section's task fields
+      spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
+      try {
+        if (a.action == "task-priority") {
+          ss.task_priority = parse_strand_task_priority(a.value, "task-priority");
+        } else {
+          size_t used = 0;
+          const unsigned long q = std::stoul(a.value, &used);
+          if (used != a.value.size() || q > 0xffffffffUL) throw InputError("", "task-quantum", "expected a number");
+          ss.task_quantum = static_cast<uint32_t>(q);  // the range is checked when the run starts
+        }
+        ss.run_requested = true;
+      } catch (const std::exception& e) {
+        state_.report("Set " + a.action + " " + a.value, e);
+      }
+      continue;
+    }
     if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
       spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
       if (a.action == "workload") {  // the workload picker
@@ -697,6 +714,9 @@ void Viewer::start_strand_run() {
     r.settings.grid = ss.grid_auto ? GridConfig{} : make_grid(ss.grid_n, ss.grid_b, ss.grid_c, "grid");
     r.settings.permute_seed = ss.permute_seed;
     r.settings.prefetch = ss.prefetch;
+    r.settings.task_quantum = ss.task_quantum;
+    r.settings.task_priority = ss.task_priority;
+    validate_strand_settings(r.settings);
     const int max_side = static_cast<int>(w.max_side);
     if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
       throw InputError("", "size", std::to_string(ss.width) + "x" + std::to_string(ss.height) +
@@ -738,7 +758,7 @@ void Viewer::strand_finished(StrandOutcome o) {
   } else {
     const StrandTimings& t = o.result.timing;
     try {
-      row.grid = strand_grid_text(find_strand_workload(q.workload).strategy(q.strategy), t.grid);
+      row.grid = strand_grid_text(find_strand_workload(q.workload).strategy(q.strategy), t.grid, q.settings);
     } catch (const std::exception&) {
     }
     row.ms = t.ms;
