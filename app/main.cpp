@@ -151,6 +151,10 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   app.add_option_function<std::string>(
       "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
       "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  app.add_option("--fill-in", gui.fill_in_seconds,
+                 "strand mode: seconds of the fill-in replay of each finished run (the strands in the order they "
+                 "finished); 0: the finished image at once (default 2, and 0 with --frames)")
+      ->check(CLI::Range(0.0, 60.0));
   app.add_option_function<std::string>(
       "--strand-size",
       [&gui](const std::string& text) {
@@ -235,6 +239,8 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--size", sb.size, "strand workload size WxH (default: the paper's strand count)");
   cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
   cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
+  cmd->add_flag("--record-finish-order", sb.record_finish_order,
+                "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
   cmd->add_flag("--managed-counter", sb.managed_counter,
                 "unified-memory strategies: the active/work counter in managed memory too, read by the host through its page");
   cmd->add_option("--task-quantum", sb.task_quantum,
@@ -257,7 +263,7 @@ void check_bench_mode(const CLI::App& cmd) {
                                                "--seed",      "--wave-size", "--priority", "--strategies"};
   const std::vector<std::string> strand_only = {"--strategy", "--grid",  "--size",              "--permute-seed",
                                                 "--no-prefetch", "--managed-counter", "--sweep", "--sweep-max-threads", "--out-prefix",
-                                                "--task-quantum", "--task-priority"};
+                                                "--task-quantum", "--task-priority", "--record-finish-order"};
   for (const std::string& name : strands ? patch_only : strand_only)
     if (cmd.count(name) > 0)
       throw InputError("", name,

@@ -30,22 +30,29 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Strands [first, last) to completion (the sequential loop).
+/// Strands [first, last) to completion (the sequential loop); finished strands are stamped into `ft`.
 template <class W>
-inline void run_range_body(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps) {
-  for (uint32_t i = first; i < last; ++i) r.status[i] = run_strand(w, i, r.state[i], r.steps[i], max_steps);
+inline void run_range_body(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps,
+                           FinishTickets ft) {
+  for (uint32_t i = first; i < last; ++i) {
+    r.status[i] = run_strand(w, i, r.state[i], r.steps[i], max_steps);
+    if (r.status[i] != StrandStatus::Active) ft.stamp(i);
+  }
 }
 
 /// One update of each strand in list[0, live); keeps the still-Active ones at the front, returns their count.
 template <class W>
-inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r) {
+inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r, FinishTickets ft) {
   uint32_t kept = 0;
   for (uint32_t j = 0; j < live; ++j) {
     const uint32_t i = list[j];
     const StrandStatus st = w.update(r.state[i]);
     ++r.steps[i];
     r.status[i] = st;
-    if (st == StrandStatus::Active) list[kept++] = i;
+    if (st == StrandStatus::Active)
+      list[kept++] = i;
+    else
+      ft.stamp(i);
   }
   return kept;
 }
@@ -58,13 +65,13 @@ inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, Stra
 #define MV_STRAND_FMA_CLONES 1
 template <class W>
 __attribute__((target("fma"), flatten)) void run_range_fma(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r,
-                                                           uint32_t max_steps) {
-  run_range_body(w, first, last, r, max_steps);
+                                                           uint32_t max_steps, FinishTickets ft) {
+  run_range_body(w, first, last, r, max_steps, ft);
 }
 template <class W>
 __attribute__((target("fma"), flatten)) uint32_t update_list_fma(const W& w, uint32_t* list, uint32_t live,
-                                                                 StrandRun<W>& r) {
-  return update_list_body(w, list, live, r);
+                                                                 StrandRun<W>& r, FinishTickets ft) {
+  return update_list_body(w, list, live, r, ft);
 }
 inline bool cpu_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");
@@ -75,18 +82,28 @@ inline bool cpu_has_fma() {
 #endif
 
 template <class W>
-void run_range(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps) {
+void run_range(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps, FinishTickets ft) {
 #if MV_STRAND_FMA_CLONES
-  if (cpu_has_fma()) return run_range_fma(w, first, last, r, max_steps);
+  if (cpu_has_fma()) return run_range_fma(w, first, last, r, max_steps, ft);
 #endif
-  run_range_body(w, first, last, r, max_steps);
+  run_range_body(w, first, last, r, max_steps, ft);
 }
 template <class W>
-uint32_t update_list(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r) {
+uint32_t update_list(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r, FinishTickets ft) {
 #if MV_STRAND_FMA_CLONES
-  if (cpu_has_fma()) return update_list_fma(w, list, live, r);
+  if (cpu_has_fma()) return update_list_fma(w, list, live, r, ft);
 #endif
-  return update_list_body(w, list, live, r);
+  return update_list_body(w, list, live, r, ft);
+}
+
+/// With s.record_finish_order: r.finish_order sized n, all kStrandNotFinished, and tickets stamping into
+/// it through `next`; otherwise null tickets.
+template <class W>
+FinishTickets host_finish_tickets(StrandRun<W>& r, uint32_t n, const StrandRunSettings& s, unsigned int& next) {
+  next = 0;
+  if (!s.record_finish_order) return {};
+  r.finish_order.assign(n, kStrandNotFinished);
+  return FinishTickets{r.finish_order.data(), &next};
 }
 }  // namespace strand_detail
 
@@ -104,8 +121,10 @@ class SequentialStrands final : public StrandStrategy<W> {
     const uint32_t n = w.num_strands();
     StrandRun<W> r;
     strand_detail::allocate_run(r, n);
+    unsigned int next = 0;
+    const FinishTickets ft = strand_detail::host_finish_tickets(r, n, s, next);
     const auto t0 = std::chrono::steady_clock::now();
-    strand_detail::run_range(w, 0, n, r, s.max_steps);
+    strand_detail::run_range(w, 0, n, r, s.max_steps, ft);
     r.timing.ms = strand_detail::ms_since(t0);
     return r;
   }
@@ -134,6 +153,8 @@ class CpuParallelStrands final : public StrandStrategy<W> {
     const uint32_t nblocks = static_cast<uint32_t>((static_cast<uint64_t>(n) + block - 1) / block);
     std::vector<uint32_t> active(n), live(nblocks), blocks(nblocks);
     std::iota(blocks.begin(), blocks.end(), 0u);
+    unsigned int next = 0;
+    const FinishTickets ft = strand_detail::host_finish_tickets(r, n, s, next);
 
     const auto t0 = std::chrono::steady_clock::now();
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, nblocks, 1), [&](const tbb::blocked_range<uint32_t>& br) {
@@ -154,7 +175,7 @@ class CpuParallelStrands final : public StrandStrategy<W> {
         for (size_t k = br.begin(); k != br.end(); ++k) {
           const uint32_t b = blocks[k];
           uint32_t* list = active.data() + static_cast<size_t>(b) * block;
-          const uint32_t kept = strand_detail::update_list(w, list, live[b], r);
+          const uint32_t kept = strand_detail::update_list(w, list, live[b], r, ft);
           live[b] = kept;
         }
       });  // the barrier of the super-step

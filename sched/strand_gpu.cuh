@@ -70,6 +70,7 @@ struct StrandArrays {
   typename W::State* state;
   StrandStatus* status;
   uint32_t* steps;
+  FinishTickets finish;  ///< null unless StrandRunSettings::record_finish_order
 };
 
 __device__ __forceinline__ uint64_t thread_index() {
@@ -105,6 +106,7 @@ __global__ void strand_bsp_step_kernel(W w, StrandArrays<W> a, const uint32_t* _
     a.state[i] = s;
     a.steps[i] += 1;
     a.status[i] = st;
+    if (st != StrandStatus::Active) a.finish.stamp(i);
     still += st == StrandStatus::Active ? 1u : 0u;
   }
   for (int offset = 16; offset > 0; offset >>= 1) still += __shfl_down_sync(0xffffffffu, still, offset);
@@ -120,6 +122,7 @@ __device__ __forceinline__ void run_to_completion(const W& w, const StrandArrays
   a.state[i] = s;
   a.status[i] = st;
   a.steps[i] = steps;
+  if (st != StrandStatus::Active) a.finish.stamp(i);
 }
 
 /// Batching (§3.3): each thread runs its slots' strands to completion, one after the other.
@@ -281,6 +284,17 @@ class CudaStrands final : public StrandStrategy<W> {
       a = {d_state.data(), d_status.data(), d_steps.data()};
       counter = d_counter.data();
     }
+    // Finish order (the viewer's replay): device memory for every variant, all "not finished" at first.
+    DeviceBuffer<uint32_t> d_finish;
+    DeviceBuffer<unsigned int> d_finish_next;
+    if (s.record_finish_order) {
+      d_finish.resize(n);
+      d_finish_next.resize(1);
+      MV_CUDA_CHECK(cudaMemsetAsync(d_finish.data(), 0xff, sizeof(uint32_t) * n, nullptr));
+      MV_CUDA_CHECK(cudaMemsetAsync(d_finish_next.data(), 0, sizeof(unsigned int), nullptr));
+      a.finish = FinishTickets{d_finish.data(), d_finish_next.data()};
+      r.timing.notes += std::string(r.timing.notes.empty() ? "" : "; ") + "finish order recorded";
+    }
     if (v_.permute) {
       d_perm.upload(strand_permutation(n, s.permute_seed));
       MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
@@ -362,6 +376,11 @@ class CudaStrands final : public StrandStrategy<W> {
       d_state.download(r.state.data(), n);
       d_status.download(r.status.data(), n);
       d_steps.download(r.steps.data(), n);
+      MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    }
+    if (s.record_finish_order) {
+      r.finish_order.resize(n);
+      d_finish.download(r.finish_order.data(), n);
       MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
     return r;

@@ -26,6 +26,7 @@ struct StrandResult {
   std::vector<float> rgba;           ///< width × height × 4 floats, row 0 at the top; alpha 1 where a strand wrote
   std::vector<StrandStatus> status;  ///< per strand, index order
   std::vector<uint32_t> steps;       ///< per strand update calls
+  std::vector<uint32_t> finish_order;///< per strand place in the finishing order (recorded runs only)
   StrandTimings timing;
 
   /// FNV-1a 64 of the float RGBA bytes: equal images ⇔ equal checksums (up to collisions).
@@ -120,6 +121,7 @@ StrandResult finish_strand_run(const W& w, StrandRun<W>&& run, uint32_t width, u
   r.rgba = strand_image(w, run, width, height);
   r.status = std::move(run.status);
   r.steps = std::move(run.steps);
+  r.finish_order = std::move(run.finish_order);
   r.timing = std::move(run.timing);
   return r;
 }

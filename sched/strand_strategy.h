@@ -28,6 +28,11 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
+#include "base/common.h"
 #include "base/errors.h"
 #include "render/strands/strand.h"
 #include "sched/registry.h"
@@ -96,6 +101,34 @@ struct StrandRunSettings {
   uint32_t task_quantum = 16;
   /// Task strategies: how a group's priority is estimated after each execution.
   StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;
+  /// Record the order in which strands finish (StrandRun::finish_order), for the viewer's fill-in replay.
+  /// Costs one atomic per finished strand (the timings' notes say so); off for the bench.
+  bool record_finish_order = false;
+};
+
+/// StrandRun::finish_order of a strand that never finished (still Active after max_steps).
+inline constexpr uint32_t kStrandNotFinished = 0xffffffffu;
+
+/// Where a strategy stamps finishing strands: ticket[i] = the number of strands that finished before
+/// strand i (an atomic counter `next`, host or device memory like the strand arrays). Null: not recorded.
+/// On the GPU the lanes of a warp that stamp together take one atomic (warp-aggregated: the leader adds
+/// the group's size, each lane takes base + its rank), so recording costs about one atomic per warp
+/// step rather than one per strand.
+struct FinishTickets {
+  uint32_t* ticket = nullptr;
+  unsigned int* next = nullptr;
+  MV_HD MV_INLINE void stamp(uint32_t i) const {
+    if (!ticket) return;
+#if defined(__CUDA_ARCH__)
+    const auto group = cooperative_groups::coalesced_threads();
+    unsigned int base = 0;
+    if (group.thread_rank() == 0) base = atomicAdd(next, group.size());
+    base = group.shfl(base, 0);
+    ticket[i] = base + group.thread_rank();
+#else
+    ticket[i] = __atomic_fetch_add(next, 1u, __ATOMIC_RELAXED);
+#endif
+  }
 };
 
 /// How long a run took and what it launched. Timed region (docs/strands.md has the full statement):
@@ -118,6 +151,10 @@ struct StrandRun {
   std::vector<typename W::State> state;
   std::vector<StrandStatus> status;
   std::vector<uint32_t> steps;
+  /// With StrandRunSettings::record_finish_order: per strand its place in the order of finishing (0 =
+  /// first), kStrandNotFinished if it never finished; empty otherwise. Strands finishing at once on the
+  /// GPU are ordered by their atomic, so this is the order the hardware produced, not a schedule.
+  std::vector<uint32_t> finish_order;
   StrandTimings timing;
 };
 

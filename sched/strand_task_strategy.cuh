@@ -83,6 +83,11 @@ class StrandTaskWorkload {
       view_.done = d_done_.data();
       view_.priority = d_priority_.data();
       view_.counters = counters_.data();
+      if (s.record_finish_order) {
+        d_finish_.resize(n);
+        d_finish_next_.resize(1);
+        view_.finish = FinishTickets{d_finish_.data(), d_finish_next_.data()};
+      }
     } else {
       h_state_.resize(n);
       h_status_.resize(n);
@@ -94,6 +99,10 @@ class StrandTaskWorkload {
       view_.steps = h_steps_.data();
       view_.done = h_done_.data();
       view_.priority = h_priority_.data();
+      if (s.record_finish_order) {
+        h_finish_.resize(n);
+        view_.finish = FinishTickets{h_finish_.data(), &h_finish_next_};
+      }
     }
   }
 
@@ -113,6 +122,10 @@ class StrandTaskWorkload {
     const uint32_t n = view_.strands, g = num_tasks();
     if (side_ == Side::Device) {
       if (n == 0) return;
+      if (view_.finish.ticket) {
+        MV_CUDA_CHECK(cudaMemsetAsync(view_.finish.ticket, 0xff, sizeof(uint32_t) * n, nullptr));
+        MV_CUDA_CHECK(cudaMemsetAsync(view_.finish.next, 0, sizeof(unsigned int), nullptr));
+      }
       const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>((n + 255) / 256, 65535));
       strand_task_detail::init_kernel<SW><<<blocks, 256>>>(view_, g);
       MV_CUDA_CHECK_LAUNCH();
@@ -123,6 +136,8 @@ class StrandTaskWorkload {
       h_status_[i] = StrandStatus::Active;
       h_steps_[i] = 0;
     }
+    std::fill(h_finish_.begin(), h_finish_.end(), kStrandNotFinished);
+    h_finish_next_ = 0;
     std::fill(h_done_.begin(), h_done_.end(), uint8_t{0});
     std::fill(h_priority_.begin(), h_priority_.end(), kUnsampledPriority);
   }
@@ -133,6 +148,7 @@ class StrandTaskWorkload {
       r.state = std::move(h_state_);
       r.status = std::move(h_status_);
       r.steps = std::move(h_steps_);
+      r.finish_order = std::move(h_finish_);
       return;
     }
     const uint32_t n = view_.strands;
@@ -142,6 +158,10 @@ class StrandTaskWorkload {
     d_state_.download(r.state.data(), n);
     d_status_.download(r.status.data(), n);
     d_steps_.download(r.steps.data(), n);
+    if (view_.finish.ticket) {
+      r.finish_order.resize(n);
+      d_finish_.download(r.finish_order.data(), n);
+    }
     MV_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -158,6 +178,10 @@ class StrandTaskWorkload {
   std::vector<uint32_t> h_steps_;
   std::vector<uint8_t> h_done_;
   std::vector<float> h_priority_;
+  std::vector<uint32_t> h_finish_;
+  unsigned int h_finish_next_ = 0;
+  DeviceBuffer<uint32_t> d_finish_;
+  DeviceBuffer<unsigned int> d_finish_next_;
   DeviceBuffer<State> d_state_;
   DeviceBuffer<StrandStatus> d_status_;
   DeviceBuffer<uint32_t> d_steps_;
@@ -233,7 +257,8 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
     r.timing.launches = 0;  // the task strategies launch per step or wave; their count is not tracked here
     r.timing.notes = std::to_string(groups) + " groups of 32, quantum " + std::to_string(s.task_quantum) +
                      ", priority " + strand_task_priority_name(s.task_priority) + "; " + std::to_string(steps) +
-                     (steps == 1 ? " step, " : " steps, ") + std::to_string(executions) + " task executions";
+                     (steps == 1 ? " step, " : " steps, ") + std::to_string(executions) + " task executions" +
+                     (s.record_finish_order ? "; finish order recorded" : "");
     return r;
   }
 

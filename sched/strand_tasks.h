@@ -46,6 +46,7 @@ struct StrandTaskView {
   uint32_t quantum = 16;             ///< Q, updates per strand per execution, ≥ 1
   uint32_t max_steps = 0xffffffffu;  ///< per-strand bound (run_strand's)
   StrandTaskPriority rule = StrandTaskPriority::MostRemaining;
+  FinishTickets finish;              ///< null unless the finish order is recorded
 
   MV_HD uint32_t num_tasks() const { return (strands + kStrandTaskGroup - 1) / kStrandTaskGroup; }
   MV_HD bool finished(uint32_t task) const { return done[task] != 0; }
@@ -67,6 +68,7 @@ struct StrandTaskView {
     state[i] = s;
     status[i] = st;
     steps[i] = n;
+    if (st != StrandStatus::Active) finish.stamp(i);
     age = n;
     active = st == StrandStatus::Active && n < max_steps;
     return taken;

@@ -677,6 +677,30 @@ TEST_F(Gui, StrandModeRunsTaskStrategiesWithTheirQuantumAndGroupPriority) {
   EXPECT_NE(j["timing"]["notes"].get<std::string>().find("192 groups of 32, quantum 8"), std::string::npos) << j.dump();
 }
 
+// The fill-in replay (StrandReplay) is on in strand mode: a 60 s replay is still running when the scripted
+// capture comes, and the capture finishes it first, so the PNG holds the whole run (the black set and the
+// coloured outside), not a half-revealed frame; the run's timing notes that the order was recorded.
+TEST_F(Gui, StrandCaptureDuringTheFillInReplayHoldsTheWholeRun) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --workload mandelbrot --strand-size 120x90 --strand-strategy cpu-parallel --frames 10 "
+                          "--fill-in 60 --smoke-at 6:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_EQ(log.find("fill-in replay of run 1 done"), std::string::npos) << "a 60 s replay cannot be over: " << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/mandelbrot-cpu-parallel-0001.json"));
+  int w = 0, h = 0;
+  const std::vector<uint32_t> png = read_png(caps + "/mandelbrot-cpu-parallel-0001.png", w, h);
+  ASSERT_EQ(w, 120);
+  // The same run without a replay gives the same PNG bytes.
+  const std::string caps2 = dir / "caps2";
+  const Result r2 = viewer("--cpu --workload mandelbrot --strand-size 120x90 --strand-strategy cpu-parallel --frames 10 "
+                           "--smoke-at 6:capture --capture-dir '" + caps2 + "'");
+  ASSERT_EQ(r2.code, 0) << r2.err;
+  EXPECT_EQ(read_png(caps2 + "/mandelbrot-cpu-parallel-0001.png", w, h), png);
+  EXPECT_EQ(j["settings"]["record_finish_order"], true);
+  EXPECT_TRUE(has_colour(png, 0, 0, 0)) << "the set's black is missing";
+}
+
 // Switching the workload and the grid by script, an invalid grid in the error window (the viewer goes
 // on), and back to the path tracer.
 TEST_F(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {

@@ -5,6 +5,7 @@
 // reports its launches. Skipped without a GPU (MV_REQUIRE_GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -277,6 +278,33 @@ TEST(StrandTaskView, GroupPriorityIsTheActiveStrandsAgeSum) {
     EXPECT_EQ(priority[1], kFinishedPriority);
     EXPECT_EQ(v.run_task(1), 0u) << "a finished group does no work";
     for (uint32_t i = 32; i < n; ++i) EXPECT_EQ(steps[i], test::CountingStrands::target(i)) << i;
+  }
+}
+
+// Every GPU strategy records its finish order when asked (the viewer's fill-in replay): a permutation of
+// the strands; the BSP strategies finish a strand with fewer steps in an earlier super-step; the results
+// themselves do not change.
+TEST(GpuStrandStrategies, FinishOrderIsAPermutationAndBspFinishesByStepCount) {
+  MV_REQUIRE_GPU();
+  const MandelbrotStrands w = test::mandelbrot_cases()[0];
+  const StrandResult seq = test::run_mandelbrot(w, "sequential");
+  for (const auto& e : mandelbrot_strand_strategies().entries()) {
+    if (!e.info.needs_gpu) continue;
+    StrandRunSettings s;
+    s.record_finish_order = true;
+    auto st = e.make();
+    StrandRun<MandelbrotStrands> run = st->run(w, s);
+    std::vector<uint32_t> order = run.finish_order;
+    const StrandResult r = finish_strand_run(w, std::move(run), w.p.width, w.p.height);
+    EXPECT_TRUE(test::same_result(seq, r)) << e.info.name;
+    ASSERT_EQ(order.size(), seq.steps.size()) << e.info.name;
+    const bool bsp = e.info.name == "cuda" || e.info.name == "cuda-permute" || e.info.name == "cuda-unified-memory";
+    if (bsp)
+      for (uint32_t i = 0; i < order.size(); ++i)
+        for (uint32_t j = i % 89; j < order.size(); j += 89)
+          if (seq.steps[i] < seq.steps[j]) ASSERT_LT(order[i], order[j]) << e.info.name << ": " << i << " vs " << j;
+    std::sort(order.begin(), order.end());
+    for (uint32_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i) << e.info.name << ": not a permutation";
   }
 }
 

@@ -3,6 +3,7 @@
 // through the viewer's code path shows the same mandelbrot image as sequential.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -135,6 +136,52 @@ TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
 
 // Issue 5's "all nine strategies run in the GUI": the GPU ones through the viewer's path (runner →
 // image → RGBA8) show exactly sequential's mandelbrot.
+// The fill-in replay reveals strands in their finish order: nothing at 0, the first round(f·N) places at f,
+// never-finished strands last, everything at 1; it never goes backwards.
+TEST(StrandView, ReplayRevealsStrandsInTheirFinishOrder) {
+  const uint32_t bg = 0xff000000u;
+  const std::vector<uint32_t> image = {11, 12, 13, 14, 15, 16};
+  // Strand 4 never finished; the others finished in the order 2, 0, 5, 1, 3.
+  const std::vector<uint32_t> order = {1, 3, 0, 4, kStrandNotFinished, 2};
+  StrandReplay replay(image, order, bg);
+  EXPECT_EQ(replay.image(), std::vector<uint32_t>(6, bg));
+  EXPECT_FALSE(replay.advance(0.0));
+  EXPECT_TRUE(replay.advance(0.5));  // round(3.0) = 3 places: strands 2, 0, 5
+  EXPECT_EQ(replay.image(), (std::vector<uint32_t>{11, bg, 13, bg, bg, 16}));
+  EXPECT_EQ(replay.shown(), 3u);
+  EXPECT_FALSE(replay.advance(0.4)) << "a replay never goes backwards";
+  EXPECT_TRUE(replay.advance(0.8));  // round(4.8) = 5: strands 1 and 3 too, the unfinished 4 still hidden
+  EXPECT_EQ(replay.image(), (std::vector<uint32_t>{11, 12, 13, 14, bg, 16}));
+  EXPECT_FALSE(replay.done());
+  EXPECT_TRUE(replay.advance(7.0));  // clamped to 1
+  EXPECT_EQ(replay.image(), image);
+  EXPECT_TRUE(replay.done());
+  EXPECT_THROW(StrandReplay(image, std::vector<uint32_t>(5, 0u)), std::invalid_argument);
+}
+
+// What the replay shows on a real run: sequential finishes strands in index order; cpu-parallel is BSP, so
+// every strand with fewer steps finishes before every strand with more; the task strategy on the CPU
+// records a permutation too; without the setting nothing is recorded.
+TEST(StrandView, FinishOrderIsRecordedByTheCpuStrategiesAndIsAPermutation) {
+  const StrandWorkloadEntry& w = find_strand_workload("mandelbrot");
+  StrandRunSettings s;
+  s.record_finish_order = true;
+  for (const char* name : {"sequential", "cpu-parallel", "sequential-priority"}) {
+    const StrandResult r = w.run(name, 64, 48, s, false);
+    ASSERT_EQ(r.finish_order.size(), r.steps.size()) << name;
+    std::vector<uint32_t> sorted = r.finish_order;
+    std::sort(sorted.begin(), sorted.end());
+    for (uint32_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], i) << name << ": not a permutation";
+    if (std::string(name) == "sequential")
+      for (uint32_t i = 0; i < r.finish_order.size(); ++i) ASSERT_EQ(r.finish_order[i], i);
+    if (std::string(name) == "cpu-parallel")
+      for (uint32_t i = 0; i < r.steps.size(); ++i)
+        for (uint32_t j = i % 97; j < r.steps.size(); j += 97)
+          if (r.steps[i] < r.steps[j]) ASSERT_LT(r.finish_order[i], r.finish_order[j]) << i << " vs " << j;
+  }
+  EXPECT_TRUE(w.run("sequential", 16, 16, {}, false).finish_order.empty());
+}
+
 TEST(StrandViewGpu, EveryGpuStrategyShowsSequentialsMandelbrot) {
   MV_REQUIRE_GPU();
   StrandRunner runner;

@@ -144,6 +144,7 @@ struct StrandBenchCommand {
   uint64_t permute_seed = 1;            ///< the *-permute strategies' permutation
   bool prefetch = true;                 ///< the unified-memory strategies' prefetch
   bool managed_counter = false;         ///< StrandRunSettings::managed_counter
+  bool record_finish_order = false;     ///< StrandRunSettings::record_finish_order (what the viewer's replay costs)
   uint32_t task_quantum = 16;           ///< task strategies: StrandRunSettings::task_quantum, [1, 65536]
   std::string task_priority = "most-remaining";  ///< task strategies: fifo, most-remaining, least-remaining
   bool force_cpu = false;               ///< --cpu: as if there were no GPU

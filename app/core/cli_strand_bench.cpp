@@ -373,6 +373,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
   s.permute_seed = c.permute_seed;
   s.prefetch = c.prefetch;
   s.managed_counter = c.managed_counter;
+  s.record_finish_order = c.record_finish_order;
   s.task_quantum = c.task_quantum;
   s.task_priority = parse_strand_task_priority(c.task_priority);
   validate_strand_settings(s);

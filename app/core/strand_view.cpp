@@ -109,6 +109,37 @@ std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma) {
   return out;
 }
 
+StrandReplay::StrandReplay(std::vector<uint32_t> final_rgba8, const std::vector<uint32_t>& finish_order,
+                           uint32_t background)
+    : final_(std::move(final_rgba8)), shown_image_(final_.size(), background) {
+  if (finish_order.size() != final_.size())
+    throw std::invalid_argument("StrandReplay: " + std::to_string(finish_order.size()) + " finish places for " +
+                                std::to_string(final_.size()) + " pixels");
+  const size_t n = final_.size();
+  constexpr uint32_t kEmpty = 0xffffffffu;
+  std::vector<uint32_t> by_place(n, kEmpty), unfinished;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t t = finish_order[i];
+    if (t < n && by_place[t] == kEmpty)
+      by_place[t] = static_cast<uint32_t>(i);
+    else
+      unfinished.push_back(static_cast<uint32_t>(i));  // never finished (a duplicate place would be a bug: last)
+  }
+  order_.reserve(n);
+  for (uint32_t i : by_place)
+    if (i != kEmpty) order_.push_back(i);
+  order_.insert(order_.end(), unfinished.begin(), unfinished.end());
+}
+
+bool StrandReplay::advance(double f) {
+  const double c = f < 0.0 ? 0.0 : (f > 1.0 ? 1.0 : f);
+  const size_t target = static_cast<size_t>(std::llround(c * static_cast<double>(order_.size())));
+  if (target <= shown_) return false;
+  for (size_t t = shown_; t < target; ++t) shown_image_[order_[t]] = final_[order_[t]];
+  shown_ = target;
+  return true;
+}
+
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   const size_t n = static_cast<size_t>(r.width) * r.height;
   std::vector<uint32_t> out(n, pack_rgba8(heat_color(0.f)));
@@ -149,7 +180,8 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                    {"prefetch", q.settings.prefetch},
                    {"managed_counter", q.settings.managed_counter},
                    {"task_quantum", q.settings.task_quantum},
-                   {"task_priority", strand_task_priority_name(q.settings.task_priority)}};
+                   {"task_priority", strand_task_priority_name(q.settings.task_priority)},
+                   {"record_finish_order", q.settings.record_finish_order}};
   j["grid"] = strand_grid_text(info, t.grid, q.settings);
   if (w.view_kind == StrandViewKind::Orbit)
     j["view"] = {{"kind", "orbit"},

@@ -74,6 +74,33 @@ class StrandRunner {
   std::thread thread_;  // last: started after the members it uses
 };
 
+/// The viewer's fill-in replay of a finished run (issue 5 item 5: the image fills in as strands finish, and
+/// the strategies look different while running). A GPU run of millions of strands lasts milliseconds, far
+/// below a frame, so the viewer records the run's finish order (StrandRunSettings::record_finish_order)
+/// and replays it over a few seconds: at fraction f of the replay the first round(f·N) strands to finish
+/// are shown over the background, the rest (and strands that never finished) at the end. Sequential
+/// fills rows in order, BSP strategies fill by step count (cheap strands first, everywhere at once),
+/// batch and the global queue sweep the index space thread wave by wave, permutations speckle, and the
+/// task strategies fill groups of 32 in their priority order.
+class StrandReplay {
+ public:
+  /// `final_rgba8`: the image to reveal, one pixel per strand (strand i at pixel i); `finish_order`: per
+  /// strand its place (StrandRun::finish_order; kStrandNotFinished last). Throws std::invalid_argument if
+  /// the sizes differ.
+  StrandReplay(std::vector<uint32_t> final_rgba8, const std::vector<uint32_t>& finish_order,
+               uint32_t background = 0xff000000u);
+  /// Reveals the strands whose place is below round(f·N), f clamped to [0, 1]. Returns whether pixels changed.
+  bool advance(double f);
+  const std::vector<uint32_t>& image() const { return shown_image_; }
+  size_t shown() const { return shown_; }
+  bool done() const { return shown_ == order_.size(); }
+
+ private:
+  std::vector<uint32_t> final_, shown_image_;
+  std::vector<uint32_t> order_;  ///< strand indices in finishing order, unfinished ones last
+  size_t shown_ = 0;
+};
+
 /// Runs `r` synchronously (what the worker thread calls): find_strand_workload(r.workload).run(…, image =
 /// true), with the step statistics and the wall clock; exceptions land in StrandOutcome::error.
 StrandOutcome run_strand_request(const StrandRequest& r);

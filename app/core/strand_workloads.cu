@@ -40,6 +40,7 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
     r.height = h;
     r.status = std::move(run.status);
     r.steps = std::move(run.steps);
+    r.finish_order = std::move(run.finish_order);
     r.timing = std::move(run.timing);
     return r;
   };

@@ -71,6 +71,9 @@ struct GuiOptions {
   std::string strand_strategy;  ///< `--strand-strategy S`; empty: cuda with a GPU, else cpu-parallel
   GridConfig strand_grid;       ///< `--grid n,b[,c]` or auto
   uint32_t strand_width = 0, strand_height = 0;  ///< `--strand-size WxH`; 0: the workload's default
+  /// `--fill-in S`: seconds of the fill-in replay of each finished strand run (StrandReplay), [0, 60];
+  /// negative: the default, 2 s interactively and 0 (the finished image at once) in a scripted run (--frames).
+  float fill_in_seconds = -1.f;
 };
 
 /// Parses "WxH" (decimal, ≥ 1) for `option`; throws InputError("", option, …) naming the expected form.

@@ -113,6 +113,7 @@ struct StrandState {
   bool auto_run = true;             ///< every change of strategy or settings restarts the run
   bool run_requested = false;       ///< start a run with the current settings next frame
   bool heat_map = false;            ///< show steps per strand instead of the image
+  float fill_in_seconds = 2.f;      ///< replay of each finished run's finish order, [0, 60]; 0: at once
   StrandViewParams view;            ///< the mouse's orbit / pan / zoom (validated when the run starts)
   bool view_dragging = false;       ///< a drag that started on the image is in progress (runs when it ends)
   bool gpu = false;                 ///< GPU strategies can run here

@@ -93,6 +93,11 @@ void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
   tip("task strategies: how a group's priority is estimated after each execution; groups not yet run go first");
   ImGui::EndDisabled();
 
+  ImGui::SliderFloat("fill-in replay s", &ss.fill_in_seconds, 0.f, 10.f, "%.1f");
+  tip("after each run, replay its strands in the order they finished over this many seconds (a GPU run lasts "
+      "milliseconds; the order is what differs between strategies). 0: show the finished image at once. The "
+      "order is recorded with one atomic per warp step, noted in the run's timing. Applies from the next run.");
+
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
   bool size_done = ImGui::InputInt("##sw", &ss.width, 0, 0, enter);
   ImGui::SameLine();

@@ -65,6 +65,7 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
   ss.gpu = gpu_available() && !options_.session.force_cpu;
   ss.no_gpu_reason = options_.session.force_cpu ? "--cpu was given" : gpu_info().reason;
   ss.strategy = !options_.strand_strategy.empty() ? options_.strand_strategy : ss.gpu ? "cuda" : "cpu-parallel";
+  ss.fill_in_seconds = options_.fill_in_seconds >= 0.f ? options_.fill_in_seconds : options_.frames > 0 ? 0.f : 2.f;
   ss.grid_auto = options_.strand_grid.automatic;
   if (!ss.grid_auto) {
     ss.grid_n = options_.strand_grid.blocks;
@@ -113,7 +114,7 @@ int Viewer::run() {
 bool Viewer::idle() const {
   if (state_.strands.active() || state_.strands.mode_request)
     return options_.frames == 0 && state_.commands.empty() && !state_.strands.mode_request &&
-           !state_.strands.run_requested && !strand_busy() && !strand_dirty_ &&
+           !state_.strands.run_requested && !strand_busy() && !strand_dirty_ && !strand_replay_ &&
            state_.strands.heat_map == strand_heat_shown_;
   const bool right_idle = !right_ || ((state_.paused || right_->done()) && shown_right_epoch_ == film_epoch_ &&
                                       shown_right_paths_ == right_->last().total_paths);
@@ -626,6 +627,7 @@ void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint
 
 void Viewer::leave_strand_mode() {
   state_.strands.workload.clear();
+  strand_replay_.reset();
   strand_shown_.reset();
   strand_pixels_.clear();
   shown_epoch_ = ~uint64_t{0};  // the film goes back into the texture at the next update
@@ -716,6 +718,7 @@ void Viewer::start_strand_run() {
     r.settings.prefetch = ss.prefetch;
     r.settings.task_quantum = ss.task_quantum;
     r.settings.task_priority = ss.task_priority;
+    r.settings.record_finish_order = ss.fill_in_seconds > 0.f;
     validate_strand_settings(r.settings);
     const int max_side = static_cast<int>(w.max_side);
     if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
@@ -797,17 +800,38 @@ void Viewer::strand_finished(StrandOutcome o) {
 
 void Viewer::show_strand_image() {
   const StrandState& ss = state_.strands;
-  if (!strand_dirty_ && ss.heat_map == strand_heat_shown_) return;
-  strand_dirty_ = false;
-  strand_heat_shown_ = ss.heat_map;
+  const bool rebuild = strand_dirty_ || ss.heat_map != strand_heat_shown_;
+  if (!rebuild && !strand_replay_) return;
   int w = std::max(ss.width, 1), h = std::max(ss.height, 1);
   if (strand_shown_) {
-    const StrandResult& r = strand_shown_->result;
-    strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
-    w = static_cast<int>(r.width);
-    h = static_cast<int>(r.height);
-  } else {  // before the first run: the black background at the run's size
-    strand_pixels_.assign(static_cast<size_t>(w) * h, 0xff000000u);
+    w = static_cast<int>(strand_shown_->result.width);
+    h = static_cast<int>(strand_shown_->result.height);
+  }
+  if (rebuild) {
+    strand_dirty_ = false;
+    strand_heat_shown_ = ss.heat_map;
+    strand_replay_.reset();
+    if (strand_shown_) {
+      const StrandResult& r = strand_shown_->result;
+      strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
+      // The fill-in replay (StrandReplay): the run's finish order over fill_in_seconds.
+      if (ss.fill_in_seconds > 0.f && r.finish_order.size() == strand_pixels_.size() && !strand_pixels_.empty()) {
+        strand_replay_ = std::make_unique<StrandReplay>(strand_pixels_, r.finish_order);
+        strand_replay_start_ = glfwGetTime();
+        strand_pixels_ = strand_replay_->image();
+      }
+    } else {  // before the first run: the black background at the run's size
+      strand_pixels_.assign(static_cast<size_t>(w) * h, 0xff000000u);
+    }
+  } else {  // a replay frame
+    const double f = (glfwGetTime() - strand_replay_start_) / std::max(ss.fill_in_seconds, 1e-3f);
+    if (!strand_replay_->advance(f)) return;
+    strand_pixels_ = strand_replay_->image();
+    if (strand_replay_->done()) {
+      spdlog::info("strands: fill-in replay of run {} done ({} strands over {:.2f} s)",
+                   strand_shown_ ? strand_shown_->request.id : 0, strand_replay_->shown(), ss.fill_in_seconds);
+      strand_replay_.reset();
+    }
   }
   try {
     display_.show_image(strand_pixels_.data(), w, h,
@@ -819,6 +843,18 @@ void Viewer::show_strand_image() {
 
 void Viewer::take_strand_capture() {
   state_.capture_requested = false;
+  if (strand_replay_) {  // a capture holds the whole run: finish the replay first
+    strand_replay_->advance(1.0);
+    strand_pixels_ = strand_replay_->image();
+    strand_replay_.reset();
+    try {
+      const StrandResult& r = strand_shown_->result;
+      display_.show_image(strand_pixels_.data(), static_cast<int>(r.width), static_cast<int>(r.height),
+                          std::string("host upload \xC2\xB7 strand ") + (strand_heat_shown_ ? "steps heat map" : "image"));
+    } catch (const std::exception& e) {
+      state_.report("Display", e);
+    }
+  }
   try {
     if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");
     const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()}};

@@ -107,6 +107,8 @@ class Viewer {
   std::vector<uint32_t> strand_pixels_;          // what was uploaded (captures write exactly this)
   bool strand_dirty_ = false;        // strand_shown_ or the mode changed: upload again
   bool strand_heat_shown_ = false;   // strand_pixels_ is the step heat map
+  std::unique_ptr<StrandReplay> strand_replay_;  // the fill-in replay in progress (null: none)
+  double strand_replay_start_ = 0.0;             // glfwGetTime() when it started
   uint64_t strand_running_id_ = 0;   // the request the panel's "running" line shows
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
   std::chrono::steady_clock::time_point start_, last_frame_;
