@@ -226,13 +226,16 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
       ->capture_default_str();
   cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
   // The strand bench (app/core/cli_strand_bench.cpp): --workload selects it.
-  cmd->add_option("--workload", sb.workloads, "strand workloads, comma separated (mandelbrot): time strand strategies")
+  cmd->add_option("--workload", sb.workloads,
+                  "strand workloads, comma separated (mandelbrot, vr-lite-cam, illust-vr, path-tracer): time strand "
+                  "strategies")
       ->delimiter(',');
   cmd->add_option("--strategy", sb.strategies,
                   "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
       ->delimiter(',');
   cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
-  cmd->add_option("--size", sb.size, "strand workload size WxH (default: the paper's strand count)");
+  cmd->add_option("--size", sb.size,
+                  "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
   cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
   cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
   cmd->add_flag("--managed-counter", sb.managed_counter,

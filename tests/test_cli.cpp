@@ -728,6 +728,7 @@ TEST(Cli, BadStrandOptionIsOneLineNamingTheOption) {
       {"--workload mandelbrot --strand-strategy cuda", "--strand-strategy"},
       {"--workload mandelbrot --strand-size 20", "--strand-size"},
       {"--workload mandelbrot --strand-size 20000x10", "--strand-size"},
+      {"--workload path-tracer --strand-size 30x32", "--strand-size"},
       {"--strand-strategy sequential", "--strand-strategy"},
       {"--grid 64,128", "--grid"},
   };

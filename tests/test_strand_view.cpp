@@ -107,6 +107,12 @@ TEST(StrandView, ImageIsClampedOverBlackAndHeatMapSpansTheRunsSteps) {
   EXPECT_EQ(heat[0], pack_rgba8(heat_color(0.f)));
   EXPECT_EQ(heat[1], pack_rgba8(heat_color(0.5f)));
   EXPECT_EQ(heat[2], pack_rgba8(heat_color(1.f)));
+  // With a strand → pixel map (path-tracer's patch-major order) each strand's steps land on its pixel.
+  r.pixel = {2, 0, 1};
+  const std::vector<uint32_t> mapped = strand_heat_rgba8(r);
+  EXPECT_EQ(mapped[2], pack_rgba8(heat_color(0.f)));
+  EXPECT_EQ(mapped[0], pack_rgba8(heat_color(0.5f)));
+  EXPECT_EQ(mapped[1], pack_rgba8(heat_color(1.f)));
 }
 
 TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {

@@ -115,8 +115,11 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   uint32_t max_steps = 0;
   for (uint32_t s : r.steps) max_steps = std::max(max_steps, s);
   const float inv = max_steps > 0 ? 1.f / static_cast<float>(max_steps) : 0.f;
-  for (size_t i = 0; i < std::min(n, r.steps.size()); ++i)
-    out[i] = pack_rgba8(heat_color(static_cast<float>(r.steps[i]) * inv));
+  const bool mapped = r.pixel.size() == r.steps.size();
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const size_t p = mapped ? r.pixel[i] : i;
+    if (p < n) out[p] = pack_rgba8(heat_color(static_cast<float>(r.steps[i]) * inv));
+  }
   return out;
 }
 
@@ -148,17 +151,24 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                    {"prefetch", q.settings.prefetch},
                    {"managed_counter", q.settings.managed_counter}};
   j["grid"] = strand_grid_text(info, t.grid);
-  if (w.view_kind == StrandViewKind::Orbit)
-    j["view"] = {{"kind", "orbit"},
-                 {"azimuth_deg", q.view.azimuth_deg},
-                 {"elevation_deg", q.view.elevation_deg},
-                 {"distance", q.view.distance},
-                 {"fov_deg", kCh2Fov}};
-  else
-    j["view"] = {{"kind", "plane"},
-                 {"center_x", q.view.center_x},
-                 {"center_y", q.view.center_y},
-                 {"half_height", q.view.half_height}};
+  switch (w.view_kind) {
+    case StrandViewKind::Orbit:
+      j["view"] = {{"kind", "orbit"},
+                   {"azimuth_deg", q.view.azimuth_deg},
+                   {"elevation_deg", q.view.elevation_deg},
+                   {"distance", q.view.distance},
+                   {"fov_deg", kCh2Fov}};
+      break;
+    case StrandViewKind::Plane:
+      j["view"] = {{"kind", "plane"},
+                   {"center_x", q.view.center_x},
+                   {"center_y", q.view.center_y},
+                   {"half_height", q.view.half_height}};
+      break;
+    case StrandViewKind::Fixed:
+      j["view"] = {{"kind", "fixed"}};
+      break;
+  }
   j["timing"] = {{"ms", t.ms},
                  {"clock", t.cuda_events ? "cuda-events" : "wall-clock"},
                  {"launches", t.launches},

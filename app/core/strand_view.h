@@ -82,8 +82,9 @@ StrandOutcome run_strand_request(const StrandRequest& r);
 /// colour multiplied by alpha over a black background (kStrandBackground), then encoded with 1/gamma
 /// (gamma 1: the workloads' colours are display values, as `megaview strands` writes them).
 std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.f);
-/// Steps per strand (strand i at pixel i, row-major) through render/tonemap.h's heat ramp, t = steps /
-/// the run's largest step count (all strands the bottom colour when every count is 0).
+/// Steps per strand, each at its pixel (StrandResult::pixel, or strand i at pixel i, row-major), through
+/// render/tonemap.h's heat ramp, t = steps / the run's largest step count (all strands the bottom colour when
+/// every count is 0).
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
 
 /// "auto" or the grid the strategy used: "n,b" (or "n,b,c" for the global queues); "-" for the CPU ones.
@@ -93,7 +94,7 @@ std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g
 /// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step
 /// statistics (Lehmann 2023 Fig 3.2), the image checksum, the GPU's name and the view: {"kind": "orbit",
 /// "azimuth_deg", "elevation_deg", "distance", "fov_deg"} for the volumes, {"kind": "plane", "center_x",
-/// "center_y", "half_height"} for the mandelbrot.
+/// "center_y", "half_height"} for the mandelbrot, {"kind": "fixed"} for path-tracer (the scene's camera).
 nlohmann::json strand_report(const StrandOutcome& o);
 
 /// Writes "<workload>-<strategy>-NNNN.png" (`shown`, width × height RGBA8, as on screen) and its ".json"

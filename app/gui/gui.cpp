@@ -123,6 +123,7 @@ void check_strand_options(const GuiOptions& o) {
     throw InputError("", "--strand-size",
                      std::to_string(o.strand_width) + "x" + std::to_string(o.strand_height) +
                          " is out of range: width and height in [1, " + std::to_string(w.max_side) + "] for " + w.name);
+  if (o.strand_width > 0) w.check_size_multiple(o.strand_width, o.strand_height, "--strand-size");
 }
 
 int run_gui(const GuiOptions& options) {

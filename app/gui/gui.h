@@ -77,8 +77,9 @@ struct GuiOptions {
 std::pair<uint32_t, uint32_t> parse_strand_size(const std::string& text, const std::string& option);
 
 /// Checks the strand-mode options in `o` against the registry (a known --workload; a --strand-strategy
-/// of that workload that can run here; --strand-size within the workload's limit; no strand option
-/// without --workload). Throws InputError naming the option, for a one-line start-up error.
+/// of that workload that can run here; --strand-size within the workload's limit and a multiple of its
+/// size_multiple; no strand option without --workload). Throws InputError naming the option, for a one-line
+/// start-up error.
 void check_strand_options(const GuiOptions& o);
 
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.

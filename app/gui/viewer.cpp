@@ -649,6 +649,10 @@ void Viewer::strand_view_input(const PixelRect& area) {
   } catch (const std::exception&) {
     return;
   }
+  if (w->view_kind == StrandViewKind::Fixed) {  // no view to edit: the mouse neither drags nor restarts runs
+    ss.view_dragging = false;
+    return;
+  }
   if (ss.view_dragging && !io.MouseDown[0]) {  // the drag ended: one run with where it ended
     ss.view_dragging = false;
     ss.run_requested = true;
@@ -701,6 +705,7 @@ void Viewer::start_strand_run() {
     if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
       throw InputError("", "size", std::to_string(ss.width) + "x" + std::to_string(ss.height) +
                                        " is out of range: width and height in [1, " + std::to_string(max_side) + "]");
+    w.check_size_multiple(static_cast<uint32_t>(ss.width), static_cast<uint32_t>(ss.height), "size");
     r.width = static_cast<uint32_t>(ss.width);
     r.height = static_cast<uint32_t>(ss.height);
     ss.view.validate();
