@@ -139,13 +139,14 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
            for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
-         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W, "
-         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
+         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W|progressive, "
+         "FRAME:strand-strategy=S, FRAME:strand-size=WxH, FRAME:grid=n:b:c|auto, FRAME:strand-view=image|heat, "
+         "FRAME:strand-orbit=AZ:EL:DIST, "
          "FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset (comma separated)")
       ->delimiter(',');
   // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
   app.add_option("--workload", gui.strand_workload,
-                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr)");
+                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr, path-tracer)");
   app.add_option("--strand-strategy", gui.strand_strategy,
                  "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
   app.add_option_function<std::string>(

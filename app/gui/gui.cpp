@@ -21,8 +21,9 @@ SmokeAction parse_smoke_action(const std::string& text) {
     return InputError("--smoke-at", text,
                       why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
                              "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
-                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-view=image|heat, "
-                             "FRAME:strand-orbit=AZ:EL:DIST, FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset or "
+                             "FRAME:workload=W|progressive, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-size=WxH, "
+                             "FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, FRAME:strand-pan=CX:CY:HALF, "
+                             "FRAME:strand-view-reset or "
                              "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
   const size_t colon = text.find(':');
@@ -52,6 +53,14 @@ SmokeAction parse_smoke_action(const std::string& text) {
     throw bad("divider must be a number in [0, 1]");
   }
   if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") && !a.value.empty()) return a;
+  if (a.action == "strand-size") {
+    try {
+      parse_strand_size(a.value, "--smoke-at");  // the form only; the workload's limits are checked at the run
+      return a;
+    } catch (const InputError&) {
+      throw bad("strand-size needs WxH (strands across and down, each >= 1)");
+    }
+  }
   if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
   if (a.action == "strand-view-reset" && eq == std::string::npos) return a;
   if (a.action == "strand-orbit" || a.action == "strand-pan") {

@@ -202,8 +202,9 @@ void workload_picker(GuiState& st) {
     }
     ImGui::EndCombo();
   }
-  help_marker("path tracer: the progressive renderer with its scheduling strategies. A strand workload "
-              "(Lehmann 2023): one run of a strand program per setting, with its strand strategies.");
+  help_marker("path tracer (progressive): the progressive renderer with its scheduling strategies. A strand "
+              "workload (Lehmann 2023): one run of a strand program per setting, with its strand strategies; "
+              "path-tracer is the path tracer's patch tasks run that way, once, to a fixed spp.");
   ImGui::Separator();
 }
 

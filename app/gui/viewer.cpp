@@ -262,10 +262,16 @@ bool Viewer::queue_smoke_actions() {
       ss.run_requested = true;
       continue;
     }
+    if (a.action == "strand-size") {  // the size fields; parse_smoke_action checked the form
+      spdlog::info("smoke: frame {}: strand-size={}", frame_index_, a.value);
+      const auto [w, h] = parse_strand_size(a.value, "strand-size");  // at most 9 digits each: fits an int
+      ss.size_request = std::make_pair(static_cast<int>(w), static_cast<int>(h));
+      continue;
+    }
     if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
       spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
       if (a.action == "workload") {  // the workload picker
-        ss.mode_request = a.value == "path-tracer" ? std::string(kPathTracerMode) : a.value;
+        ss.mode_request = a.value == kProgressiveModeValue ? std::string(kPathTracerMode) : a.value;
       } else if (a.action == "strand-strategy") {  // the Strands section's combo (checked when the run starts)
         ss.strategy = a.value;
         ss.run_requested = true;
@@ -624,6 +630,14 @@ void Viewer::strand_frame() {
       if (ss.active()) leave_strand_mode();
     } else if (m != ss.workload) {
       enter_strand_mode(m);
+    }
+  }
+  if (ss.size_request) {
+    const std::pair<int, int> size = *std::exchange(ss.size_request, std::nullopt);
+    if (ss.active()) {
+      ss.width = size.first;
+      ss.height = size.second;
+      ss.run_requested = true;
     }
   }
   if (ss.active() && ss.run_requested) start_strand_run();
