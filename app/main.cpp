@@ -139,13 +139,14 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
            for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
-         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W, "
-         "FRAME:strand-strategy=S, FRAME:grid=n:b:c|auto, FRAME:task-quantum=Q, FRAME:task-priority=P, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
+         "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W|progressive, "
+         "FRAME:strand-strategy=S, FRAME:strand-size=WxH, FRAME:grid=n:b:c|auto, FRAME:task-quantum=Q, "
+         "FRAME:task-priority=P, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
          "FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset (comma separated)")
       ->delimiter(',');
   // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
   app.add_option("--workload", gui.strand_workload,
-                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr)");
+                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr, path-tracer)");
   app.add_option("--strand-strategy", gui.strand_strategy,
                  "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
   app.add_option_function<std::string>(
@@ -230,13 +231,16 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
       ->capture_default_str();
   cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
   // The strand bench (app/core/cli_strand_bench.cpp): --workload selects it.
-  cmd->add_option("--workload", sb.workloads, "strand workloads, comma separated (mandelbrot): time strand strategies")
+  cmd->add_option("--workload", sb.workloads,
+                  "strand workloads, comma separated (mandelbrot, vr-lite-cam, illust-vr, path-tracer): time strand "
+                  "strategies")
       ->delimiter(',');
   cmd->add_option("--strategy", sb.strategies,
                   "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
       ->delimiter(',');
   cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
-  cmd->add_option("--size", sb.size, "strand workload size WxH (default: the paper's strand count)");
+  cmd->add_option("--size", sb.size,
+                  "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
   cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
   cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
   cmd->add_flag("--record-finish-order", sb.record_finish_order,

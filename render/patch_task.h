@@ -25,6 +25,33 @@ struct PatchTaskParams {
   PriorityFunction priority = PriorityFunction::Convergence;
 };
 
+/// A radiance sample as the film takes it: a non-finite sample (±inf or NaN in any channel) becomes black,
+/// since it would poison the pixel's sum forever; a finite one is returned unchanged.
+MV_HD MV_INLINE Vec3 sanitize_sample(Vec3 l) {
+  // x - x is 0 for finite x and NaN for ±inf and NaN (no fast-math in this project).
+  return ((l.x - l.x) == 0.f && (l.y - l.y) == 0.f && (l.z - l.z) == 0.f) ? l : Vec3{0.f};
+}
+
+/// Sums of `k` sanitized samples of one pixel: radiance (linear RGB) and its square, per channel.
+struct PixelSampleSums {
+  Vec3 sum{0.f}, sum_sq{0.f};
+};
+
+/// Traces samples first, first + 1, …, first + k − 1 of pixel (x, y) (pixel_sample, each through
+/// sanitize_sample) and adds them in that order: the per-pixel arithmetic of one patch-task execution
+/// (PatchTaskView::run_task) and of one update of a path-tracer strand (render/strands/path_tracer_strands.h),
+/// so the two give the same bits.
+MV_HD MV_INLINE PixelSampleSums trace_pixel_samples(const SceneView& scene, uint32_t seed, int x, int y, uint32_t first,
+                                                    uint32_t k) {
+  PixelSampleSums s;
+  for (uint32_t j = 0; j < k; ++j) {
+    const Vec3 l = sanitize_sample(pixel_sample(scene, seed, x, y, first + j));
+    s.sum += l;
+    s.sum_sq += l * l;
+  }
+  return s;
+}
+
 /// Everything a task execution reads and writes; pointers all on one side (host or device).
 struct PatchTaskView {
   SceneView scene;
@@ -46,13 +73,8 @@ struct PatchTaskView {
     for (int i = 0; i < kPatchPixels; ++i) {
       int x, y;
       if (!film.grid.pixel(task, i, x, y)) continue;
-      Vec3 acc{0.f}, acc_sq{0.f};
-      for (uint32_t j = 0; j < k; ++j) {
-        const Vec3 l = sanitize(pixel_sample(scene, params.seed, x, y, n_old + j));
-        acc += l;
-        acc_sq += l * l;
-      }
-      term_sum += commit_pixel(static_cast<uint32_t>(y * film.grid.width + x), acc, acc_sq, n_old, k);
+      const PixelSampleSums a = trace_pixel_samples(scene, params.seed, x, y, n_old, k);
+      term_sum += commit_pixel(static_cast<uint32_t>(y * film.grid.width + x), a.sum, a.sum_sq, n_old, k);
       ++pixels;
     }
     film.patch_spp[task] = n_old + k;
@@ -73,7 +95,7 @@ struct PatchTaskView {
     Vec3 acc{0.f}, acc_sq{0.f};
     if (valid) {
       for (uint32_t j = static_cast<uint32_t>(lane >> 4); j < k; j += 2) {
-        const Vec3 l = sanitize(pixel_sample(scene, params.seed, x, y, n_old + j));
+        const Vec3 l = sanitize_sample(pixel_sample(scene, params.seed, x, y, n_old + j));
         acc += l;
         acc_sq += l * l;
       }
@@ -105,11 +127,6 @@ struct PatchTaskView {
 
  private:
   MV_HD static MV_INLINE uint32_t min_u(uint32_t a, uint32_t b) { return a < b ? a : b; }
-  /// Drops non-finite samples (they would poison the pixel forever).
-  MV_HD static MV_INLINE Vec3 sanitize(Vec3 l) {
-    // x - x is 0 for finite x and NaN for ±inf and NaN (no fast-math in this project).
-    return ((l.x - l.x) == 0.f && (l.y - l.y) == 0.f && (l.z - l.z) == 0.f) ? l : Vec3{0.f};
-  }
   /// Adds k samples (sum `acc`, squares `acc_sq`) to pixel `idx`, which had `n_old`; returns its priority term.
   MV_HD MV_INLINE float commit_pixel(uint32_t idx, Vec3 acc, Vec3 acc_sq, uint32_t n_old, uint32_t k) const {
     const Rgba32f s = film.sum[idx], q = film.sum_sq[idx];

@@ -20,7 +20,7 @@ void Scene::finalize() {
   }
 }
 
-SceneView Scene::host_view() const {
+SceneView Scene::host_view_at(int w, int h) const {
   SceneView v;
   v.materials = materials.data();
   v.spheres = spheres.data();
@@ -37,9 +37,9 @@ SceneView Scene::host_view() const {
   v.background = background;
   v.max_depth = max_depth;
   v.epsilon = epsilon;
-  v.camera = make_camera_frame(camera, static_cast<float>(width) / static_cast<float>(height));
-  v.width = width;
-  v.height = height;
+  v.camera = make_camera_frame(camera, static_cast<float>(w) / static_cast<float>(h));
+  v.width = w;
+  v.height = h;
   return v;
 }
 

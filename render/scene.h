@@ -126,7 +126,10 @@ struct Scene {
   /// Derives quad normals and areas and the light list. Call after any change to the geometry.
   void finalize();
   /// A view of the host copy, with the camera frame for the current width and height.
-  SceneView host_view() const;
+  SceneView host_view() const { return host_view_at(width, height); }
+  /// A view of the host copy as host_view() would give it at `w` × `h` (each ≥ 1): the camera frame for that
+  /// aspect ratio, width and height set, the scene's own resolution untouched.
+  SceneView host_view_at(int w, int h) const;
 };
 
 }  // namespace mv

@@ -46,13 +46,18 @@ MV_HD MV_INLINE uint32_t pack_rgba8(Vec3 c) {
   return q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (255u << 24);
 }
 
+/// Display value of a linear colour already multiplied by tonemap_scale: each channel clamped to [0, 1], then
+/// raised to 1/gamma. Returns channels in [0, 1] (a NaN channel becomes 0: fmaxf drops it).
+MV_HD MV_INLINE Vec3 tonemap_encode(Vec3 scaled, float gamma) {
+  const float inv_g = 1.f / gamma;
+  return Vec3{powf(fminf(fmaxf(scaled.x, 0.f), 1.f), inv_g), powf(fminf(fmaxf(scaled.y, 0.f), 1.f), inv_g),
+              powf(fminf(fmaxf(scaled.z, 0.f), 1.f), inv_g)};
+}
+
 /// Displayed colour of pixel (x, y) as packed RGBA8 (R in the low byte).
 MV_HD MV_INLINE uint32_t tonemap_pixel(const FilmView& f, int x, int y, const ToneMapSettings& s, float scale) {
   const uint32_t idx = static_cast<uint32_t>(y * f.grid.width + x);
-  const Vec3 m = f.mean(idx) * scale;
-  const float inv_g = 1.f / s.gamma;
-  Vec3 c{powf(fminf(fmaxf(m.x, 0.f), 1.f), inv_g), powf(fminf(fmaxf(m.y, 0.f), 1.f), inv_g),
-         powf(fminf(fmaxf(m.z, 0.f), 1.f), inv_g)};
+  Vec3 c = tonemap_encode(f.mean(idx) * scale, s.gamma);
   if (s.heat_map) {
     const float t = static_cast<float>(f.patch_spp[f.grid.patch_of(x, y)]) / static_cast<float>(s.target_spp);
     c = c * (1.f - s.heat_opacity) + heat_color(t) * s.heat_opacity;

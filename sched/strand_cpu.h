@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <type_traits>
 
 #include "sched/strand_strategy.h"
 
@@ -60,7 +61,8 @@ inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, Stra
 // The CPU loops exist twice on x86-64: as compiled, and compiled for FMA (chosen at run time where the
 // CPU has it). Workloads write fmaf for bitwise CPU/GPU agreement (render/strands/mandelbrot.h); without
 // FMA enabled that is a libm call, with it one instruction — the same bits, the mandelbrot baseline
-// about 3.5× faster. `flatten` inlines the workload's code into the FMA clone.
+// about 3.5× faster. `flatten` inlines the workload's code into the FMA clone. A workload whose CPU results
+// must equal code outside these loops bit for bit opts out (strand_cpu_fma below).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MV_STRAND_FMA_CLONES 1
 template <class W>
@@ -81,17 +83,28 @@ inline bool cpu_has_fma() {
 #define MV_STRAND_FMA_CLONES 0
 #endif
 
+/// Whether the CPU loops may run W's FMA clones: true unless W declares `static constexpr bool kCpuFma = false`.
+/// A workload opts out when its CPU results must equal other host code bit for bit: the clones let the compiler
+/// contract its `a * b + c` into FMAs, which the rest of the host code (built without FMA) does not do
+/// (render/strands/path_tracer_strands.h: the strands must equal the patch tasks' film).
+template <class W, class = void>
+struct strand_cpu_fma : std::true_type {};
+template <class W>
+struct strand_cpu_fma<W, std::void_t<decltype(W::kCpuFma)>> : std::bool_constant<W::kCpuFma> {};
+
 template <class W>
 void run_range(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps, FinishTickets ft) {
 #if MV_STRAND_FMA_CLONES
-  if (cpu_has_fma()) return run_range_fma(w, first, last, r, max_steps, ft);
+  if constexpr (strand_cpu_fma<W>::value)
+    if (cpu_has_fma()) return run_range_fma(w, first, last, r, max_steps, ft);
 #endif
   run_range_body(w, first, last, r, max_steps, ft);
 }
 template <class W>
 uint32_t update_list(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r, FinishTickets ft) {
 #if MV_STRAND_FMA_CLONES
-  if (cpu_has_fma()) return update_list_fma(w, list, live, r, ft);
+  if constexpr (strand_cpu_fma<W>::value)
+    if (cpu_has_fma()) return update_list_fma(w, list, live, r, ft);
 #endif
   return update_list_body(w, list, live, r, ft);
 }

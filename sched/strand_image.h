@@ -27,6 +27,9 @@ struct StrandResult {
   std::vector<StrandStatus> status;  ///< per strand, index order
   std::vector<uint32_t> steps;       ///< per strand update calls
   std::vector<uint32_t> finish_order;///< per strand place in the finishing order (recorded runs only)
+  /// Per strand, the pixel it writes (W::pixel), when that is not strand i → pixel i for every strand (e.g.
+  /// path-tracer's patch-major order); empty for the identity. Filled with the image (finish_strand_run).
+  std::vector<uint32_t> pixel;
   StrandTimings timing;
 
   /// FNV-1a 64 of the float RGBA bytes: equal images ⇔ equal checksums (up to collisions).
@@ -119,6 +122,13 @@ StrandResult finish_strand_run(const W& w, StrandRun<W>&& run, uint32_t width, u
   r.width = width;
   r.height = height;
   r.rgba = strand_image(w, run, width, height);
+  const uint32_t n = static_cast<uint32_t>(run.status.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    if (w.pixel(i) == i) continue;
+    r.pixel.resize(n);  // not the identity: keep the whole map
+    for (uint32_t j = 0; j < n; ++j) r.pixel[j] = w.pixel(j);
+    break;
+  }
   r.status = std::move(run.status);
   r.steps = std::move(run.steps);
   r.finish_order = std::move(run.finish_order);

@@ -706,7 +706,7 @@ TEST_F(Gui, StrandCaptureDuringTheFillInReplayHoldsTheWholeRun) {
 TEST_F(Gui, StrandModeSwitchesWorkloadAndGridAndReturnsToThePathTracer) {
   const Result r = viewer("--cpu --width 64 --height 48 --workload mandelbrot --strand-size 64x48 --frames 12 "
                           "--smoke-at 3:grid=64:100,4:grid=64:128:2,6:strand-strategy=cuda,7:strand-view=heat,7:capture,"
-                          "8:workload=path-tracer --capture-dir '" + (dir / "caps") + "'");
+                          "8:workload=progressive --capture-dir '" + (dir / "caps") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("strands: mandelbrot cpu-parallel - "), std::string::npos) << log;
@@ -771,6 +771,47 @@ TEST_F(Gui, StrandModePansTheMandelbrot) {
   EXPECT_DOUBLE_EQ(j["view"]["half_height"].get<double>(), 0.25);
 }
 
+// The path tracer's patch tasks as a strand workload (issue 5 item 4), from the workload picker: the switch
+// with a size in the same frame runs only at that size; sequential and cpu-parallel take the same 16 updates
+// per strand; the capture records the fixed view and is sequential's image exactly; a size that is not a
+// multiple of 4 goes to the error panel; `workload=progressive` returns to the path tracer.
+TEST_F(Gui, StrandModeSwitchesToThePathTracersPatchTasksAndCaptures) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --width 64 --height 48 --workload mandelbrot --strand-size 32x24 "
+                          "--strand-strategy sequential --frames 12 --smoke-at 3:workload=path-tracer,"
+                          "3:strand-size=32x24,5:strand-strategy=cpu-parallel,7:capture,8:strand-size=30x24,"
+                          "10:workload=progressive --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  const std::string seq = "strands: path-tracer sequential - ", par = "strands: path-tracer cpu-parallel - ";
+  ASSERT_NE(log.find(seq), std::string::npos) << log;
+  ASSERT_NE(log.find(par), std::string::npos) << log;
+  EXPECT_NE(log.find("queued: path-tracer sequential grid auto 32x24"), std::string::npos) << log;
+  EXPECT_EQ(log.find("queued: path-tracer sequential grid auto 800x600"), std::string::npos)
+      << "the switch ran at the default size too: " << log;
+  EXPECT_NE(log.find("768 strands 32x24"), std::string::npos) << log;
+  EXPECT_DOUBLE_EQ(number_after(log, seq, "steps mu "), 16.0);  // 32 spp, 2 paths per update
+  EXPECT_DOUBLE_EQ(number_after(log, par, "steps mu "), 16.0);
+  EXPECT_NE(log.find("view: fixed (the scene's camera)"), std::string::npos) << log;
+  EXPECT_NE(log.find("Run cpu-parallel on path-tracer: size: 30x24: width and height must be multiples of 4 for "
+                     "path-tracer"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("strands: back to the path tracer"), std::string::npos) << log;
+
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/path-tracer-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["workload"], "path-tracer");
+  EXPECT_EQ(j["view"]["kind"], "fixed");
+  EXPECT_EQ(j["steps"]["count"], 768);
+  const StrandResult ref = find_strand_workload("path-tracer").run("sequential", 32, 24, StrandRunSettings{}, true);
+  EXPECT_EQ(j["image_checksum"], fmt::format("{:016x}", ref.checksum()));
+  int w = 0, h = 0;
+  const std::vector<uint32_t> png = read_png(caps + "/path-tracer-cpu-parallel-0001.png", w, h);
+  ASSERT_EQ(w, 32);
+  ASSERT_EQ(h, 24);
+  EXPECT_EQ(png, rgba8(ref.rgba)) << "the capture is not the strands' image as shown";
+}
+
 TEST(Cli, BadStrandOptionIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -781,6 +822,7 @@ TEST(Cli, BadStrandOptionIsOneLineNamingTheOption) {
       {"--workload mandelbrot --strand-strategy cuda", "--strand-strategy"},
       {"--workload mandelbrot --strand-size 20", "--strand-size"},
       {"--workload mandelbrot --strand-size 20000x10", "--strand-size"},
+      {"--workload path-tracer --strand-size 30x32", "--strand-size"},
       {"--strand-strategy sequential", "--strand-strategy"},
       {"--grid 64,128", "--grid"},
   };

@@ -399,7 +399,9 @@ TEST(StrandBenchCli, BadInputGivesOneLineNamingTheFieldAndRange) {
   }
   const Result wl = test::run_megaview(dir, "bench --workload lic2d");
   EXPECT_EQ(wl.code, 1);
-  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"lic2d\" (allowed: mandelbrot, vr-lite-cam, illust-vr)"), std::string::npos)
+  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"lic2d\" (allowed: mandelbrot, vr-lite-cam, illust-vr, "
+                       "path-tracer)"),
+            std::string::npos)
       << wl.err;
   const Result grid_only = test::run_megaview(dir, "bench --grid 64,64 --cpu --spp 1 --width 8 --height 8");
   EXPECT_EQ(grid_only.code, 1);

@@ -108,6 +108,12 @@ TEST(StrandView, ImageIsClampedOverBlackAndHeatMapSpansTheRunsSteps) {
   EXPECT_EQ(heat[0], pack_rgba8(heat_color(0.f)));
   EXPECT_EQ(heat[1], pack_rgba8(heat_color(0.5f)));
   EXPECT_EQ(heat[2], pack_rgba8(heat_color(1.f)));
+  // With a strand → pixel map (path-tracer's patch-major order) each strand's steps land on its pixel.
+  r.pixel = {2, 0, 1};
+  const std::vector<uint32_t> mapped = strand_heat_rgba8(r);
+  EXPECT_EQ(mapped[2], pack_rgba8(heat_color(0.f)));
+  EXPECT_EQ(mapped[0], pack_rgba8(heat_color(0.5f)));
+  EXPECT_EQ(mapped[1], pack_rgba8(heat_color(1.f)));
 }
 
 TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
@@ -157,6 +163,12 @@ TEST(StrandView, ReplayRevealsStrandsInTheirFinishOrder) {
   EXPECT_EQ(replay.image(), image);
   EXPECT_TRUE(replay.done());
   EXPECT_THROW(StrandReplay(image, std::vector<uint32_t>(5, 0u)), std::invalid_argument);
+  // With a strand → pixel map (path-tracer's patch-major strands): strand s lights pixel map[s].
+  const std::vector<uint32_t> map = {5, 4, 3, 2, 1, 0};
+  StrandReplay mapped(image, order, map, bg);
+  mapped.advance(0.5);  // strands 2, 0, 5 → pixels 3, 5, 0
+  EXPECT_EQ(mapped.image(), (std::vector<uint32_t>{11, bg, bg, 14, bg, 16}));
+  EXPECT_THROW(StrandReplay(image, order, std::vector<uint32_t>{0, 1, 2, 3, 4, 6}), std::invalid_argument);
 }
 
 // What the replay shows on a real run: sequential finishes strands in index order; cpu-parallel is BSP, so

@@ -170,6 +170,17 @@ TEST(StrandViewParams, DragOrbitsOrPansAndTheWheelZooms) {
   EXPECT_EQ(find_strand_workload("mandelbrot").view_kind, StrandViewKind::Plane);
   EXPECT_EQ(find_strand_workload("vr-lite-cam").view_kind, StrandViewKind::Orbit);
   EXPECT_EQ(find_strand_workload("illust-vr").view_kind, StrandViewKind::Orbit);
+  EXPECT_EQ(find_strand_workload("path-tracer").view_kind, StrandViewKind::Fixed);
+}
+
+// A fixed view (path-tracer: the scene's camera) has nothing for the mouse to change.
+TEST(StrandViewParams, AFixedViewIgnoresDragAndWheel) {
+  StrandViewParams v;
+  v.center_x = 0.25;
+  v.azimuth_deg = 70.f;
+  EXPECT_EQ(strand_view_drag(StrandViewKind::Fixed, v, 40.f, -30.f, 100.f), v);
+  EXPECT_EQ(strand_view_zoom(StrandViewKind::Fixed, v, 3.f, 10.f, 5.f, 100.f), v);
+  EXPECT_EQ(strand_view_text(StrandViewKind::Fixed, v), "fixed (the scene's camera)");
 }
 
 }  // namespace

@@ -164,6 +164,18 @@ Measured measure(const StrandWorkloadEntry& w, const StrandStrategyInfo& info, S
   return m;
 }
 
+/// What agreeing under `t` means, for the bench's last line.
+std::string agreement_text(const StrandTolerance& t) {
+  if (t.exact) return "the same image and the same per-strand step counts";
+  const std::string steps =
+      t.max_step_diff == 0 && t.min_same_steps >= 1.0
+          ? "the same per-strand step counts"
+          : fmt::format("step counts within {} for {:g} % identical strands", t.max_step_diff, 100.0 * t.min_same_steps);
+  return fmt::format("{} and the same image within the workload's tolerance (colours within {:g} for {:g} % of "
+                     "pixels, every pixel within {:g})",
+                     steps, t.pixel_tol, 100.0 * t.min_close_pixels, t.max_pixel_diff);
+}
+
 // ---------------------------------------------------------------- plain bench
 
 void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
@@ -207,11 +219,7 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
                        info->task_groups ? strand_task_priority_name(s.task_priority) : "-");
   }
   if (problems.empty())
-    fmt::print("agreement: every strategy gave {} as {}\n",
-               w.tolerance.exact ? "the same image and the same per-strand step counts"
-                                 : "the same image and step counts within the workload's tolerance (steps within 2 for "
-                                   "99.5 % identical strands, colours within 2e-3 for 99.5 % of pixels)",
-               ref_name);
+    fmt::print("agreement: every strategy gave {} as {}\n", agreement_text(w.tolerance), ref_name);
 }
 
 // ---------------------------------------------------------------- sweep
@@ -393,6 +401,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
       throw InputError("", "--size",
                        fmt::format("{}x{} is out of range for {}: width and height in [1, {}]", sz.width, sz.height,
                                    w->name, w->max_side));
+    w->check_size_multiple(sz.width, sz.height, "--size");
     sizes.push_back(sz);
   }
   std::string csv_path, png_path;

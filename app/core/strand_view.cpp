@@ -110,11 +110,12 @@ std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma) {
 }
 
 StrandReplay::StrandReplay(std::vector<uint32_t> final_rgba8, const std::vector<uint32_t>& finish_order,
-                           uint32_t background)
+                           const std::vector<uint32_t>& pixel, uint32_t background)
     : final_(std::move(final_rgba8)), shown_image_(final_.size(), background) {
-  if (finish_order.size() != final_.size())
-    throw std::invalid_argument("StrandReplay: " + std::to_string(finish_order.size()) + " finish places for " +
-                                std::to_string(final_.size()) + " pixels");
+  if (finish_order.size() != final_.size() || (!pixel.empty() && pixel.size() != finish_order.size()))
+    throw std::invalid_argument("StrandReplay: " + std::to_string(finish_order.size()) + " finish places and " +
+                                std::to_string(pixel.size()) + " pixel entries for " + std::to_string(final_.size()) +
+                                " pixels");
   const size_t n = final_.size();
   constexpr uint32_t kEmpty = 0xffffffffu;
   std::vector<uint32_t> by_place(n, kEmpty), unfinished;
@@ -129,6 +130,12 @@ StrandReplay::StrandReplay(std::vector<uint32_t> final_rgba8, const std::vector<
   for (uint32_t i : by_place)
     if (i != kEmpty) order_.push_back(i);
   order_.insert(order_.end(), unfinished.begin(), unfinished.end());
+  if (!pixel.empty())
+    for (uint32_t& o : order_) {
+      o = pixel[o];
+      if (o >= n) throw std::invalid_argument("StrandReplay: a strand writes pixel " + std::to_string(o) + " of " +
+                                              std::to_string(n));
+    }
 }
 
 bool StrandReplay::advance(double f) {
@@ -146,8 +153,11 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   uint32_t max_steps = 0;
   for (uint32_t s : r.steps) max_steps = std::max(max_steps, s);
   const float inv = max_steps > 0 ? 1.f / static_cast<float>(max_steps) : 0.f;
-  for (size_t i = 0; i < std::min(n, r.steps.size()); ++i)
-    out[i] = pack_rgba8(heat_color(static_cast<float>(r.steps[i]) * inv));
+  const bool mapped = r.pixel.size() == r.steps.size();
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const size_t p = mapped ? r.pixel[i] : i;
+    if (p < n) out[p] = pack_rgba8(heat_color(static_cast<float>(r.steps[i]) * inv));
+  }
   return out;
 }
 
@@ -183,17 +193,24 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                    {"task_priority", strand_task_priority_name(q.settings.task_priority)},
                    {"record_finish_order", q.settings.record_finish_order}};
   j["grid"] = strand_grid_text(info, t.grid, q.settings);
-  if (w.view_kind == StrandViewKind::Orbit)
-    j["view"] = {{"kind", "orbit"},
-                 {"azimuth_deg", q.view.azimuth_deg},
-                 {"elevation_deg", q.view.elevation_deg},
-                 {"distance", q.view.distance},
-                 {"fov_deg", kCh2Fov}};
-  else
-    j["view"] = {{"kind", "plane"},
-                 {"center_x", q.view.center_x},
-                 {"center_y", q.view.center_y},
-                 {"half_height", q.view.half_height}};
+  switch (w.view_kind) {
+    case StrandViewKind::Orbit:
+      j["view"] = {{"kind", "orbit"},
+                   {"azimuth_deg", q.view.azimuth_deg},
+                   {"elevation_deg", q.view.elevation_deg},
+                   {"distance", q.view.distance},
+                   {"fov_deg", kCh2Fov}};
+      break;
+    case StrandViewKind::Plane:
+      j["view"] = {{"kind", "plane"},
+                   {"center_x", q.view.center_x},
+                   {"center_y", q.view.center_y},
+                   {"half_height", q.view.half_height}};
+      break;
+    case StrandViewKind::Fixed:
+      j["view"] = {{"kind", "fixed"}};
+      break;
+  }
   j["timing"] = {{"ms", t.ms},
                  {"clock", t.cuda_events ? "cuda-events" : "wall-clock"},
                  {"launches", t.launches},

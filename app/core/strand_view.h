@@ -84,11 +84,12 @@ class StrandRunner {
 /// task strategies fill groups of 32 in their priority order.
 class StrandReplay {
  public:
-  /// `final_rgba8`: the image to reveal, one pixel per strand (strand i at pixel i); `finish_order`: per
-  /// strand its place (StrandRun::finish_order; kStrandNotFinished last). Throws std::invalid_argument if
-  /// the sizes differ.
+  /// `final_rgba8`: the image to reveal, one pixel per strand; `finish_order`: per strand its place
+  /// (StrandRun::finish_order; kStrandNotFinished last); `pixel`: per strand the pixel it writes
+  /// (StrandResult::pixel), empty for strand i at pixel i. Throws std::invalid_argument if the sizes differ
+  /// or a pixel is outside the image.
   StrandReplay(std::vector<uint32_t> final_rgba8, const std::vector<uint32_t>& finish_order,
-               uint32_t background = 0xff000000u);
+               const std::vector<uint32_t>& pixel = {}, uint32_t background = 0xff000000u);
   /// Reveals the strands whose place is below round(f·N), f clamped to [0, 1]. Returns whether pixels changed.
   bool advance(double f);
   const std::vector<uint32_t>& image() const { return shown_image_; }
@@ -97,7 +98,7 @@ class StrandReplay {
 
  private:
   std::vector<uint32_t> final_, shown_image_;
-  std::vector<uint32_t> order_;  ///< strand indices in finishing order, unfinished ones last
+  std::vector<uint32_t> order_;  ///< the strands' pixels in finishing order, unfinished ones last
   size_t shown_ = 0;
 };
 
@@ -109,8 +110,9 @@ StrandOutcome run_strand_request(const StrandRequest& r);
 /// colour multiplied by alpha over a black background (kStrandBackground), then encoded with 1/gamma
 /// (gamma 1: the workloads' colours are display values, as `megaview strands` writes them).
 std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.f);
-/// Steps per strand (strand i at pixel i, row-major) through render/tonemap.h's heat ramp, t = steps /
-/// the run's largest step count (all strands the bottom colour when every count is 0).
+/// Steps per strand, each at its pixel (StrandResult::pixel, or strand i at pixel i, row-major), through
+/// render/tonemap.h's heat ramp, t = steps / the run's largest step count (all strands the bottom colour when
+/// every count is 0).
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
 
 /// "auto" or the grid the strategy used: "n,b" (or "n,b,c" for the global queues); "-" for the CPU ones.
@@ -120,7 +122,7 @@ std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g
 /// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step
 /// statistics (Lehmann 2023 Fig 3.2), the image checksum, the GPU's name and the view: {"kind": "orbit",
 /// "azimuth_deg", "elevation_deg", "distance", "fov_deg"} for the volumes, {"kind": "plane", "center_x",
-/// "center_y", "half_height"} for the mandelbrot.
+/// "center_y", "half_height"} for the mandelbrot, {"kind": "fixed"} for path-tracer (the scene's camera).
 nlohmann::json strand_report(const StrandOutcome& o);
 
 /// Writes "<workload>-<strategy>-NNNN.png" (`shown`, width × height RGBA8, as on screen) and its ".json"

@@ -1,5 +1,6 @@
 // The view a strand workload renders (issue 5, item 5: orbit/zoom for the volume renderers, pan/zoom for the
-// mandelbrot): what the viewer's mouse edits and StrandWorkloadEntry::run passes to the workload factories.
+// mandelbrot, none for the path tracer's strands, which keep the scene's camera): what the viewer's mouse
+// edits and StrandWorkloadEntry::run passes to the workload factories.
 // The defaults are today's fixed views, so a run with StrandViewParams{} is bit for bit a run without it:
 // the ch2 camera for the volumes and [−2.1, 1.1] × [−1.6, 1.6] for the mandelbrot (at a square size; see
 // mandelbrot_region). Each workload reads only its own fields.
@@ -50,25 +51,33 @@ struct StrandViewParams {
 enum class StrandViewKind {
   Orbit,  ///< azimuth, elevation, distance (volume ray casters): drag orbits, the wheel dollies
   Plane,  ///< center_x, center_y, half_height (mandelbrot): drag pans, the wheel zooms around the cursor
+  Fixed,  ///< no field (path-tracer: the scene file's camera): drag and wheel do nothing
 };
 
 /// The fields of `v` that a workload of `kind` reads, as one line (the Strands section, the log).
 inline std::string strand_view_text(StrandViewKind kind, const StrandViewParams& v) {
   std::ostringstream s;
   s.precision(kind == StrandViewKind::Orbit ? 6 : 12);
-  if (kind == StrandViewKind::Orbit)
-    s << "azimuth " << v.azimuth_deg << " deg, elevation " << v.elevation_deg << " deg, distance " << v.distance;
-  else
-    s << "centre (" << v.center_x << ", " << v.center_y << "), half-height " << v.half_height;
+  switch (kind) {
+    case StrandViewKind::Orbit:
+      s << "azimuth " << v.azimuth_deg << " deg, elevation " << v.elevation_deg << " deg, distance " << v.distance;
+      break;
+    case StrandViewKind::Plane:
+      s << "centre (" << v.center_x << ", " << v.center_y << "), half-height " << v.half_height;
+      break;
+    case StrandViewKind::Fixed:
+      s << "fixed (the scene's camera)";
+      break;
+  }
   return s.str();
 }
 
 /// Drag by (dx, dy) screen pixels (x right, y down) over an image shown `shown_height` pixels tall (> 0).
 /// Orbit: a drag across the image height turns 180° (right: azimuth down, down: elevation up, clamped to
-/// [−89, 89]). Plane: the centre moves with the cursor, so the point grabbed stays under it.
+/// [−89, 89]). Plane: the centre moves with the cursor, so the point grabbed stays under it. Fixed: `v`.
 inline StrandViewParams strand_view_drag(StrandViewKind kind, StrandViewParams v, float dx, float dy,
                                          float shown_height) {
-  if (!(shown_height > 0.f)) return v;
+  if (!(shown_height > 0.f) || kind == StrandViewKind::Fixed) return v;
   if (kind == StrandViewKind::Orbit) {
     const float deg_per_px = 180.f / shown_height;
     v.azimuth_deg = std::remainder(v.azimuth_deg - dx * deg_per_px, 360.f);
@@ -83,9 +92,10 @@ inline StrandViewParams strand_view_drag(StrandViewKind kind, StrandViewParams v
 
 /// `steps` wheel steps (positive: towards the image) scale the distance (Orbit) or the half-height (Plane)
 /// by 0.9^steps. Plane zooms around the cursor at (ox, oy) pixels from the image's centre (x right, y down),
-/// which keeps the point under it in place. The results stay inside validate()'s ranges.
+/// which keeps the point under it in place. The results stay inside validate()'s ranges. Fixed: `v`.
 inline StrandViewParams strand_view_zoom(StrandViewKind kind, StrandViewParams v, float steps, float ox, float oy,
                                          float shown_height) {
+  if (kind == StrandViewKind::Fixed) return v;
   const double f = std::pow(0.9, static_cast<double>(steps));
   if (kind == StrandViewKind::Orbit) {
     v.distance = static_cast<float>(std::fmin(1e6, std::fmax(1e-3, v.distance * f)));

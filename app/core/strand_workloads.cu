@@ -1,5 +1,6 @@
 // Strand workload registry: one line per workload; the strategies come from make_strand_registry<W>.
 #include "app/core/strand_workloads.h"
+#include "app/core/path_tracer_strand_workload.h"
 #include "app/core/volume_strand_workloads.h"
 #include "sched/strand_registry.cuh"
 
@@ -22,13 +23,14 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
   e.tolerance = tolerance;
   e.view_kind = view_kind;
   for (const auto& s : registry.entries()) e.strategies.push_back(s.info);
-  e.run_fn = [&registry, make_workload, max_side](std::string_view strategy, uint32_t w, uint32_t h,
-                                                   const StrandRunSettings& settings, bool image,
-                                                   const StrandViewParams& view) {
+  e.run_fn = [&registry, make_workload, max_side, name = e.name](std::string_view strategy, uint32_t w, uint32_t h,
+                                                                  const StrandRunSettings& settings, bool image,
+                                                                  const StrandViewParams& view) {
     if (w < 1 || h < 1 || w > max_side || h > max_side)
       throw InputError("", "--size",
                        std::to_string(w) + "x" + std::to_string(h) + " is out of range: width and height in [1, " +
                            std::to_string(max_side) + "]");
+    find_strand_workload(name).check_size_multiple(w, h, "--size");
     view.validate();
     const auto& entry = registry.find(strategy);
     const W workload = make_workload(w, h, entry.info.needs_gpu ? Side::Device : Side::Host, view);
@@ -74,6 +76,29 @@ StrandTolerance volume_tolerance() {
   return t;
 }
 
+/// path-tracer's agreement between strategies. CPU strategies run the same host code (no FMA clones:
+/// render/strands/path_tracer_strands.h) and must agree bit for bit, which the tests demand separately. Step
+/// counts are identical by construction (every strand takes ⌈target_spp / paths_per_pixel⌉ updates), so no
+/// step may differ. GPU colours differ from the CPU's by nvcc's FMA contraction and CUDA's math functions:
+/// ~1e-6 relative for a path that takes the same way (far below pixel_tol = 2e-3 after the gamma-2.2 encode
+/// of a [0, 1] value), and anything up to a full channel (1, the clamp) in the rare pixel where one of its
+/// samples' paths branches differently (a hit within rounding of an edge, a roulette draw at its threshold).
+/// The share of such pixels is bounded by min_close_pixels = 0.99. Measured stand-in on the CPU (the same code
+/// FMA-contracted against plain, room, 32 spp): 99.953 % of the pixels within 2e-3 at 800 × 600 (max |Δ| 0.31),
+/// 99.940 % at 400 × 300; the bound leaves 20× that share for the GPU's further differences (its math
+/// functions). max_pixel_diff = 1 says that one divergent path may move its pixel anywhere in the displayed
+/// range. docs/strands.md, "The path tracer as a strand program".
+StrandTolerance path_tracer_tolerance() {
+  StrandTolerance t;
+  t.exact = false;
+  t.max_step_diff = 0;
+  t.min_same_steps = 1.0;
+  t.pixel_tol = 2e-3f;
+  t.min_close_pixels = 0.99;
+  t.max_pixel_diff = 1.f;
+  return t;
+}
+
 /// The strand strategies instantiated for workload type W (built once).
 template <class W>
 const StrandStrategyRegistry<W>& strategies_for() {
@@ -84,6 +109,10 @@ const StrandStrategyRegistry<W>& strategies_for() {
 
 const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies() {
   return strategies_for<MandelbrotStrands>();
+}
+
+const StrandStrategyRegistry<PathTracerStrands>& path_tracer_strand_strategies() {
+  return strategies_for<PathTracerStrands>();
 }
 
 const std::vector<StrandWorkloadEntry>& strand_workloads() {
@@ -98,6 +127,13 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
     v.push_back(make_entry("illust-vr",
                            "curvature-based illustrative volume rendering on ch2 (Kindlmann 2003; Lehmann 2023 A.2)",
                            640, 480, 4096, StrandViewKind::Orbit, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
+    v.push_back(make_entry("path-tracer",
+                           "the path tracer's patch tasks on room: one strand per pixel of 4x4 patches, 2 paths per "
+                           "update, stable at 32 spp (Kerbl 2012 6.3)",
+                           800, 600, kPathTracerStrandMaxSide, StrandViewKind::Fixed, path_tracer_strand_strategies(),
+                           path_tracer_workload, path_tracer_tolerance()));
+    v.back().size_multiple = kPatchSize;
+    v.back().size_multiple_why = "one strand per pixel of 4×4 patch tasks";
     return v;
   }();
   return entries;
@@ -110,6 +146,14 @@ const StrandWorkloadEntry& find_strand_workload(std::string_view name) {
     names += (names.empty() ? "" : ", ") + e.name;
   }
   throw InputError("", "--workload", "unknown strand workload \"" + std::string(name) + "\" (allowed: " + names + ")");
+}
+
+void StrandWorkloadEntry::check_size_multiple(uint32_t width, uint32_t height, const std::string& option) const {
+  if (size_multiple <= 1 || (width % size_multiple == 0 && height % size_multiple == 0)) return;
+  throw InputError("", option,
+                   std::to_string(width) + "x" + std::to_string(height) + ": width and height must be multiples of " +
+                       std::to_string(size_multiple) + " for " + name +
+                       (size_multiple_why.empty() ? "" : " (" + size_multiple_why + ")"));
 }
 
 const StrandStrategyInfo& StrandWorkloadEntry::strategy(std::string_view n) const {

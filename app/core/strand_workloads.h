@@ -1,6 +1,7 @@
 // The strand workloads the bench and the tests can run by name, each with Lehmann 2023's strategies
-// (sched/strand_registry.cuh). One entry per workload; the volume ray casters (vr-lite-cam, illust-vr)
-// join with one registration line each in app/core/strand_workloads.cu.
+// (sched/strand_registry.cuh). One entry per workload; the volume ray casters (vr-lite-cam, illust-vr) and
+// the path tracer's patch tasks (path-tracer) join with one registration line each in
+// app/core/strand_workloads.cu.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "app/core/strand_view_params.h"
 #include "render/strands/mandelbrot.h"
+#include "render/strands/path_tracer_strands.h"
 #include "sched/strand_image.h"
 #include "sched/strand_strategy.h"
 
@@ -21,6 +23,9 @@ struct StrandWorkloadEntry {
   std::string description;  ///< one line
   uint32_t default_width = 0, default_height = 0;  ///< the paper's strand count (Fig 3.2)
   uint32_t max_side = 0;                          ///< largest width or height --size accepts
+  /// Width and height must be multiples of this (path-tracer: 4, whole 4×4 patch tasks); 1 for the others.
+  uint32_t size_multiple = 1;
+  std::string size_multiple_why;                  ///< why, for the message: "one strand per pixel of …"
   std::vector<StrandStrategyInfo> strategies;     ///< registry order
   /// How strategies' results must agree: exact for mandelbrot, a tolerance for the volume workloads.
   StrandTolerance tolerance;
@@ -45,6 +50,9 @@ struct StrandWorkloadEntry {
 
   /// Throws InputError("", "--strategy", …) listing the names if `name` is not registered.
   const StrandStrategyInfo& strategy(std::string_view name) const;
+  /// Throws InputError("", option, "WxH: width and height must be multiples of M for NAME (why)") unless width
+  /// and height are multiples of size_multiple (run() checks it too; callers check early for a one-line error).
+  void check_size_multiple(uint32_t width, uint32_t height, const std::string& option) const;
 };
 
 /// Every workload, in registration order.
@@ -59,5 +67,7 @@ MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side side
                                       const StrandViewParams& view = {});
 /// The strategies instantiated for the mandelbrot workload.
 const StrandStrategyRegistry<MandelbrotStrands>& mandelbrot_strand_strategies();
+/// The strategies instantiated for the path-tracer workload (app/core/path_tracer_strand_workload.h builds it).
+const StrandStrategyRegistry<PathTracerStrands>& path_tracer_strand_strategies();
 
 }  // namespace mv

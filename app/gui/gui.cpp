@@ -21,8 +21,8 @@ SmokeAction parse_smoke_action(const std::string& text) {
     return InputError("--smoke-at", text,
                       why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
                              "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
-                             "FRAME:workload=W, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:task-quantum=Q, FRAME:task-priority=P, "
-                             "FRAME:strand-view=image|heat, "
+                             "FRAME:workload=W|progressive, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-size=WxH, "
+                             "FRAME:task-quantum=Q, FRAME:task-priority=P, FRAME:strand-view=image|heat, "
                              "FRAME:strand-orbit=AZ:EL:DIST, FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset or "
                              "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
   };
@@ -56,6 +56,14 @@ SmokeAction parse_smoke_action(const std::string& text) {
        a.action == "task-priority") &&
       !a.value.empty())
     return a;
+  if (a.action == "strand-size") {
+    try {
+      parse_strand_size(a.value, "--smoke-at");  // the form only; the workload's limits are checked at the run
+      return a;
+    } catch (const InputError&) {
+      throw bad("strand-size needs WxH (strands across and down, each >= 1)");
+    }
+  }
   if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
   if (a.action == "strand-view-reset" && eq == std::string::npos) return a;
   if (a.action == "strand-orbit" || a.action == "strand-pan") {
@@ -127,6 +135,7 @@ void check_strand_options(const GuiOptions& o) {
     throw InputError("", "--strand-size",
                      std::to_string(o.strand_width) + "x" + std::to_string(o.strand_height) +
                          " is out of range: width and height in [1, " + std::to_string(w.max_side) + "] for " + w.name);
+  if (o.strand_width > 0) w.check_size_multiple(o.strand_width, o.strand_height, "--strand-size");
 }
 
 int run_gui(const GuiOptions& options) {

@@ -25,10 +25,14 @@ namespace mv {
 ///   split-strategy=S     the Split view section's right strategy combo (the right film is kept)
 ///   split-priority=P     the Split view section's right priority combo (the right film is kept)
 ///   divider=F            the divider slider, F in [0, 1]
-///   workload=W           the control window's workload picker: a strand workload, or path-tracer
+///   workload=W           the control window's workload picker: a strand workload (path-tracer is the
+///                        path tracer's patch tasks as strands), or `progressive` for the path tracer mode
 ///   strand-strategy=S    the Strands section's strategy combo (restarts the run)
 ///   grid=G               the Strands section's grid: auto or n:b[:c] (':' since --smoke-at splits at
 ///                        commas; restarts the run)
+///   strand-size=WxH      the Strands section's size fields (restarts the run); applied after a workload
+///                        switch of the same frame, so `3:workload=W,3:strand-size=32x24` runs W at 32 × 24
+///                        only (a switch alone starts a run at the workload's default size)
 ///   strand-view=image|heat  the Strands section's image / steps heat map toggle
 ///   strand-orbit=AZ:EL:DIST the volume view a mouse drag / wheel gives: azimuth and elevation in degrees
 ///                        (elevation [−89, 89]), distance in world units (> 0); restarts the run
@@ -80,8 +84,9 @@ struct GuiOptions {
 std::pair<uint32_t, uint32_t> parse_strand_size(const std::string& text, const std::string& option);
 
 /// Checks the strand-mode options in `o` against the registry (a known --workload; a --strand-strategy
-/// of that workload that can run here; --strand-size within the workload's limit; no strand option
-/// without --workload). Throws InputError naming the option, for a one-line start-up error.
+/// of that workload that can run here; --strand-size within the workload's limit and a multiple of its
+/// size_multiple; no strand option without --workload). Throws InputError naming the option, for a one-line
+/// start-up error.
 void check_strand_options(const GuiOptions& o);
 
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.

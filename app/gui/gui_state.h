@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/core/megakernel_report.h"
@@ -81,8 +82,11 @@ struct SplitState {
   bool shown_mse_valid = false;
 };
 
-/// The control window's workload picker entry that means "no strand workload": the path tracer.
-inline constexpr const char* kPathTracerMode = "path tracer";
+/// The control window's workload picker entry that means "no strand workload": the progressive path tracer
+/// (distinct from the strand workload `path-tracer`, its patch tasks run once by a strand strategy).
+inline constexpr const char* kPathTracerMode = "path tracer (progressive)";
+/// The `--smoke-at FRAME:workload=V` value that picks kPathTracerMode (any other V names a strand workload).
+inline constexpr const char* kProgressiveModeValue = "progressive";
 
 /// One finished strand run as the Strands section lists it.
 struct StrandRunRow {
@@ -110,6 +114,8 @@ struct StrandState {
   uint32_t task_quantum = 16;       ///< task strategies: updates per strand per task execution (validated at the run)
   StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;  ///< task strategies: group priority
   int width = 0, height = 0;        ///< strands across and down (the workload's default when it is chosen)
+  /// Set width × height next frame, after any workload switch of that frame (the smoke test's strand-size).
+  std::optional<std::pair<int, int>> size_request;
   bool auto_run = true;             ///< every change of strategy or settings restarts the run
   bool run_requested = false;       ///< start a run with the current settings next frame
   bool heat_map = false;            ///< show steps per strand instead of the image

@@ -113,17 +113,26 @@ void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
 /// The view the mouse edits (orbit / pan / zoom on the image) and "Reset view".
 void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
   const StrandViewParams& v = ss.view;
-  if (w.view_kind == StrandViewKind::Orbit)
-    ImGui::Text("view: azimuth %.1f, elevation %.1f deg\n      distance %.1f mm", v.azimuth_deg, v.elevation_deg,
-                v.distance);
-  else
-    ImGui::Text("view: centre (%.6g, %.6g)\n      half-height %.3g", v.center_x, v.center_y, v.half_height);
-  help_marker(w.view_kind == StrandViewKind::Orbit
-                  ? "Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
-                    "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
-                    "each wheel step."
-                  : "Drag on the image to pan the complex plane, the wheel to zoom around the cursor (half-height "
-                    "x 0.9 per step). The run restarts when the drag ends and after each wheel step.");
+  switch (w.view_kind) {
+    case StrandViewKind::Orbit:
+      ImGui::Text("view: azimuth %.1f, elevation %.1f deg\n      distance %.1f mm", v.azimuth_deg, v.elevation_deg,
+                  v.distance);
+      help_marker("Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
+                  "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
+                  "each wheel step.");
+      break;
+    case StrandViewKind::Plane:
+      ImGui::Text("view: centre (%.6g, %.6g)\n      half-height %.3g", v.center_x, v.center_y, v.half_height);
+      help_marker("Drag on the image to pan the complex plane, the wheel to zoom around the cursor (half-height "
+                  "x 0.9 per step). The run restarts when the drag ends and after each wheel step.");
+      break;
+    case StrandViewKind::Fixed:
+      ImGui::TextUnformatted("view: fixed (the scene's camera)");
+      help_marker("This workload has no view of its own: its strands are the path tracer's patch tasks seen "
+                  "through the scene file's camera. Drag and wheel do nothing here; the path tracer mode has "
+                  "its camera controls.");
+      return;  // nothing to reset
+  }
   ImGui::BeginDisabled(v == StrandViewParams{});
   if (ImGui::Button("Reset view")) {
     ss.view = StrandViewParams{};
@@ -224,8 +233,9 @@ void workload_picker(GuiState& st) {
     }
     ImGui::EndCombo();
   }
-  help_marker("path tracer: the progressive renderer with its scheduling strategies. A strand workload "
-              "(Lehmann 2023): one run of a strand program per setting, with its strand strategies.");
+  help_marker("path tracer (progressive): the progressive renderer with its scheduling strategies. A strand "
+              "workload (Lehmann 2023): one run of a strand program per setting, with its strand strategies; "
+              "path-tracer is the path tracer's patch tasks run that way, once, to a fixed spp.");
   ImGui::Separator();
 }
 

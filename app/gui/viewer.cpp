@@ -280,10 +280,16 @@ bool Viewer::queue_smoke_actions() {
       }
       continue;
     }
+    if (a.action == "strand-size") {  // the size fields; parse_smoke_action checked the form
+      spdlog::info("smoke: frame {}: strand-size={}", frame_index_, a.value);
+      const auto [w, h] = parse_strand_size(a.value, "strand-size");  // at most 9 digits each: fits an int
+      ss.size_request = std::make_pair(static_cast<int>(w), static_cast<int>(h));
+      continue;
+    }
     if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
       spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
       if (a.action == "workload") {  // the workload picker
-        ss.mode_request = a.value == "path-tracer" ? std::string(kPathTracerMode) : a.value;
+        ss.mode_request = a.value == kProgressiveModeValue ? std::string(kPathTracerMode) : a.value;
       } else if (a.action == "strand-strategy") {  // the Strands section's combo (checked when the run starts)
         ss.strategy = a.value;
         ss.run_requested = true;
@@ -645,6 +651,14 @@ void Viewer::strand_frame() {
       enter_strand_mode(m);
     }
   }
+  if (ss.size_request) {
+    const std::pair<int, int> size = *std::exchange(ss.size_request, std::nullopt);
+    if (ss.active()) {
+      ss.width = size.first;
+      ss.height = size.second;
+      ss.run_requested = true;
+    }
+  }
   if (ss.active() && ss.run_requested) start_strand_run();
   if (!strand_runner_) return;
   while (std::optional<StrandOutcome> o = strand_runner_->take()) strand_finished(std::move(*o));
@@ -666,6 +680,10 @@ void Viewer::strand_view_input(const PixelRect& area) {
   try {
     w = &find_strand_workload(ss.workload);
   } catch (const std::exception&) {
+    return;
+  }
+  if (w->view_kind == StrandViewKind::Fixed) {  // no view to edit: the mouse neither drags nor restarts runs
+    ss.view_dragging = false;
     return;
   }
   if (ss.view_dragging && !io.MouseDown[0]) {  // the drag ended: one run with where it ended
@@ -724,6 +742,7 @@ void Viewer::start_strand_run() {
     if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
       throw InputError("", "size", std::to_string(ss.width) + "x" + std::to_string(ss.height) +
                                        " is out of range: width and height in [1, " + std::to_string(max_side) + "]");
+    w.check_size_multiple(static_cast<uint32_t>(ss.width), static_cast<uint32_t>(ss.height), "size");
     r.width = static_cast<uint32_t>(ss.width);
     r.height = static_cast<uint32_t>(ss.height);
     ss.view.validate();
@@ -816,7 +835,7 @@ void Viewer::show_strand_image() {
       strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
       // The fill-in replay (StrandReplay): the run's finish order over fill_in_seconds.
       if (ss.fill_in_seconds > 0.f && r.finish_order.size() == strand_pixels_.size() && !strand_pixels_.empty()) {
-        strand_replay_ = std::make_unique<StrandReplay>(strand_pixels_, r.finish_order);
+        strand_replay_ = std::make_unique<StrandReplay>(strand_pixels_, r.finish_order, r.pixel);
         strand_replay_start_ = glfwGetTime();
         strand_pixels_ = strand_replay_->image();
       }

@@ -12,6 +12,9 @@
 //   MV_HD StrandStatus update(State&) const;     one super-step of one strand
 //   MV_HD uint32_t pixel(uint32_t index) const;   film pixel the strand writes (row-major)
 //   MV_HD Vec3 color(const State&, StrandStatus) const;   the finished strand's colour
+// Optional:
+//   static constexpr bool kCpuFma = false;   the CPU strategies skip their FMA-compiled loops for this
+//                                            workload (sched/strand_cpu.h, strand_cpu_fma)
 #pragma once
 
 #include <cstdint>
