@@ -583,6 +583,77 @@ TEST_F(Gui, SplitViewTurnsOnAndOffFromTheScript) {
   EXPECT_LT(divider_column_in(img, w, h).second, h / 3) << "the divider is still drawn after split=off";
 }
 
+/// The rest of the log line that starts with `prefix` ("" when there is none).
+std::string line_after(const std::string& log, const std::string& prefix) {
+  const size_t at = log.find(prefix);
+  if (at == std::string::npos) return "";
+  const size_t end = log.find('\n', at);
+  return log.substr(at + prefix.size(), end == std::string::npos ? std::string::npos : end - at - prefix.size());
+}
+
+// Split view: the two sides differ only in strategy and priority. A megakernel setting changed through
+// the Scheduling panel's queued path (here scripted) reaches both sessions with the same value; a bad
+// value is refused on both (the error window says so) and both keep what they had; the panel's priority
+// goes to the left side only. On the CPU the sessions hold the megakernel settings for when it runs.
+TEST_F(Gui, SplitViewAppliesMegakernelSettingsToBothSides) {
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
+                          "--frames 12 --smoke-at 4:segment-size=64,6:controllers=4,8:segment-size=100,10:priority=convergence");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  const std::string same = "the same on both sides: ";
+  const std::string f4 = line_after(log, "smoke: frame 4: megakernel settings ");
+  const std::string f6 = line_after(log, "smoke: frame 6: megakernel settings ");
+  const std::string f8 = line_after(log, "smoke: frame 8: megakernel settings ");
+  ASSERT_EQ(f4.rfind(same, 0), 0u) << log;
+  ASSERT_EQ(f6.rfind(same, 0), 0u) << log;
+  ASSERT_EQ(f8.rfind(same, 0), 0u) << log;
+  const nlohmann::json a = nlohmann::json::parse(f4.substr(same.size()));
+  const nlohmann::json b = nlohmann::json::parse(f6.substr(same.size()));
+  const nlohmann::json c = nlohmann::json::parse(f8.substr(same.size()));
+  EXPECT_EQ(a.at("segment_size"), 64);
+  EXPECT_EQ(b.at("segment_size"), 64);
+  EXPECT_EQ(b.at("controllers"), 4);
+  EXPECT_EQ(c, b) << "a refused change changes neither side";
+  EXPECT_NE(log.find("Set megakernel segment-size=100: segment_size: 100 is not a power of two"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("smoke: frame 6: right now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  // The Scheduling panel's priority (and strategy) are the left side's only.
+  EXPECT_NE(log.find("smoke: frame 10: now cpu-parallel/convergence, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: right now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  EXPECT_EQ(log.find("split view: off"), std::string::npos) << log;
+}
+
+// On a GPU: both sides on the megakernel (the Megakernel panel draws two columns of numbers); a scripted
+// setting reaches both, and F12's sidecars carry each side's own megakernel settings and statistics.
+// Then the right side switches to another strategy (its column says it does not run the megakernel).
+TEST_F(Gui, SplitViewOnTheGpuCapturesEachSidesMegakernel) {
+  MV_REQUIRE_GPU();
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--width 64 --height 48 --spp 4096 --strategy megakernel --priority none "
+                          "--split megakernel:variance --frames 24 --smoke-at 5:segment-size=64,6:record-order=on,"
+                          "15:capture,18:split-strategy=uniform --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("split view: on, left megakernel/none, right megakernel/variance"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 18: right now uniform/variance, film kept"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[error]"), std::string::npos) << log;
+  EXPECT_EQ(line_after(log, "smoke: frame 6: megakernel settings ").rfind("the same on both sides: ", 0), 0u) << log;
+  const std::string l = caps + "/room-megakernel-none-0001.json", rr = caps + "/room-megakernel-variance-0001.json",
+                    c = caps + "/room-split-megakernel-none-vs-megakernel-variance-0001.json";
+  const nlohmann::json split = nlohmann::json::parse(test::slurp(c));
+  for (const auto& [side, file] : {std::pair<std::string, std::string>{"left", l}, {"right", rr}}) {
+    const nlohmann::json own = nlohmann::json::parse(test::slurp(file));
+    for (const nlohmann::json* j : {&own, &split.at("split").at(side)}) {
+      ASSERT_TRUE(j->contains("megakernel")) << side << ": " << j->dump(2);
+      const nlohmann::json& m = j->at("megakernel");
+      EXPECT_EQ(m.at("settings").at("segment_size"), 64) << side;
+      EXPECT_EQ(m.at("settings").at("record_order"), true) << side;
+      EXPECT_GE(m.at("stats").at("slices").get<int>(), 1) << side;
+      EXPECT_EQ(m.at("stats").at("empty_executions"), 0) << side;
+    }
+  }
+}
+
 TEST(Cli, BadSplitIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
   for (const char* spec : {"warp-drive", "cpu-parallel:sparkle", ":variance", "cpu-parallel:", "megakernel"}) {

@@ -2,11 +2,12 @@
 // task (every patch ends at exactly the target, for several segment sizes, block sizes, slice sizes and
 // with the controller on and off), the image is right (furnace, GPU = CPU), slices stop on request and
 // continue, and the watchdog turns a stall into an exception instead of a hung GPU.
-// GPU tests skip without a GPU (MV_REQUIRE_GPU); the settings and packing tests run everywhere.
+// GPU tests skip without a GPU (MegakernelFixture::SetUp); the settings and packing tests run everywhere.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -66,6 +67,44 @@ void expect_exact_target(PatchWorkload& w, uint32_t target) {
   for (float pr : w.host_priorities()) ASSERT_EQ(pr, kFinishedPriority);
 }
 
+/// The `PatchTaskParams` of a test: `target_spp` samples per pixel under `priority`, `paths_per_pixel` a
+/// task execution (the other fields at their defaults: seed 0).
+PatchTaskParams task_params(uint32_t target_spp, PriorityFunction priority = PatchTaskParams{}.priority,
+                            uint32_t paths_per_pixel = PatchTaskParams{}.paths_per_pixel) {
+  PatchTaskParams p;
+  p.paths_per_pixel = paths_per_pixel;
+  p.target_spp = target_spp;
+  p.priority = priority;
+  return p;
+}
+
+/// The GPU tests' fixture (plain or parameterised through `Base`): skips without a GPU, and builds the
+/// one workload and the one megakernel a test renders with.
+template <class Base = ::testing::Test>
+class MegakernelFixture : public Base {
+  // Declared before `mk`, so the megakernel is destroyed first (as with locals declared in that order).
+  std::unique_ptr<PatchWorkload> workload_;
+
+ protected:
+  void SetUp() override { MV_REQUIRE_GPU(); }
+
+  /// The white furnace (test::furnace_scene: walls of `albedo` emitting `emission`, one box or six quads)
+  /// at `width` × `height` pixels (`height` 0: square), as a device-capable PatchWorkload run with `p`.
+  /// The workload lives as long as the test (one per test: a second call replaces it).
+  PatchWorkload& furnace(int width, int height, const PatchTaskParams& p, float albedo = 0.5f, float emission = 1.f,
+                         bool quads = false) {
+    Scene scene = test::furnace_scene(albedo, emission, quads, width);
+    if (height > 0) scene.height = height;
+    workload_ = std::make_unique<PatchWorkload>(scene, p, true);
+    return *workload_;
+  }
+
+  /// The megakernel under test (constructing it touches no CUDA), default settings until the test sets some.
+  Mk mk;
+};
+
+using MegakernelGpu = MegakernelFixture<>;
+
 // ---- runs everywhere ----
 
 TEST(Megakernel, IsRegisteredAsAGpuStrategyAndConstructsWithoutAGpu) {
@@ -123,35 +162,25 @@ struct MkCase {
   bool pull = false;  ///< MegakernelSettings::pull_forward
 };
 
-class MegakernelExact : public ::testing::TestWithParam<MkCase> {};
+class MegakernelExact : public MegakernelFixture<::testing::TestWithParam<MkCase>> {};
 
 // The "queue loses and duplicates no task" check: a lost entry leaves a patch below the target (or
 // trips the empty-queue watchdog), a duplicated one runs a finished task (empty_executions) or races on
 // a patch (wrong spp). Paths per execution (3) do not divide the target (10): each patch runs exactly
 // 4 times, the last one with 1 path per pixel. 126×94 has partial patches at the right and bottom.
 TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
-  MV_REQUIRE_GPU();
   const MkCase c = GetParam();
-  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
-  scene.width = 126;
-  scene.height = 94;
-  scene.finalize();
-  PatchTaskParams p;
-  p.paths_per_pixel = 3;
-  p.target_spp = 10;
-  p.priority = PriorityFunction::Convergence;
-  PatchWorkload w(scene, p, true);
-  Mk m;
-  m.settings().segment_size = c.segment;
-  m.settings().controller = c.controller;
-  m.settings().controllers = c.controllers;
-  m.settings().pull_forward = c.pull;
-  m.settings().pull_distance = 1;
-  m.settings().record_order = true;
+  PatchWorkload& w = furnace(126, 94, task_params(10, PriorityFunction::Convergence, 3));
+  mk.settings().segment_size = c.segment;
+  mk.settings().controller = c.controller;
+  mk.settings().controllers = c.controllers;
+  mk.settings().pull_forward = c.pull;
+  mk.settings().pull_distance = 1;
+  mk.settings().record_order = true;
   ScheduleSettings s;
   s.block_size = c.block;
-  const RunTotals t = run_to_end(m, w, c.slice_paths, s);
-  const MegakernelStats& st = m.stats();
+  const RunTotals t = run_to_end(mk, w, c.slice_paths, s);
+  const MegakernelStats& st = mk.stats();
   std::printf("[megakernel S=%u ctrl=%d slice=%llu block=%u] steps %llu, %.3f s, grid %u x %u (%u regs), "
               "passes %llu/%llu/%llu, collisions %llu, refusals %llu, restarts %llu, not-full %llu, score %.3f\n",
               c.segment, c.controller, static_cast<unsigned long long>(c.slice_paths), c.block,
@@ -193,22 +222,12 @@ INSTANTIATE_TEST_SUITE_P(
 
 // With many segments the controller must actually sort (otherwise the tests above prove little about
 // the locking): 768 tasks in segments of 32 leave ~20 lockable pairs behind the head.
-TEST(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
-  MV_REQUIRE_GPU();
-  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
-  scene.width = 128;
-  scene.height = 96;
-  scene.finalize();
-  PatchTaskParams p;
-  p.paths_per_pixel = 2;
-  p.target_spp = 64;
-  p.priority = PriorityFunction::Variance;
-  PatchWorkload w(scene, p, true);
-  Mk m;
-  m.settings().segment_size = 32;
-  m.settings().record_order = true;
-  run_to_end(m, w, 1u << 18, ScheduleSettings{});
-  const MegakernelStats& st = m.stats();
+TEST_F(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
+  PatchWorkload& w = furnace(128, 96, task_params(64, PriorityFunction::Variance, 2));
+  mk.settings().segment_size = 32;
+  mk.settings().record_order = true;
+  run_to_end(mk, w, 1u << 18, ScheduleSettings{});
+  const MegakernelStats& st = mk.stats();
   EXPECT_GT(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u)
       << "refusals " << st.ctrl_time_refusals << ", lock failures " << st.ctrl_lock_failures << ", restarts "
       << st.ctrl_restarts << ", not full " << st.ctrl_not_full;
@@ -218,23 +237,13 @@ TEST(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
 }
 
 // Several controllers (beyond Kerbl): they all sort, without losing or duplicating a task.
-TEST(MegakernelGpu, SeveralControllersAllSort) {
-  MV_REQUIRE_GPU();
-  Scene scene = test::furnace_scene(0.5f, 1.f, false, 4);
-  scene.width = 256;
-  scene.height = 192;
-  scene.finalize();
-  PatchTaskParams p;
-  p.paths_per_pixel = 2;
-  p.target_spp = 64;
-  p.priority = PriorityFunction::Variance;
-  PatchWorkload w(scene, p, true);
-  Mk m;
-  m.settings().segment_size = 32;
-  m.settings().controllers = 8;
-  m.settings().record_order = true;
-  const RunTotals t = run_to_end(m, w, 1u << 18, ScheduleSettings{});
-  const MegakernelStats& st = m.stats();
+TEST_F(MegakernelGpu, SeveralControllersAllSort) {
+  PatchWorkload& w = furnace(256, 192, task_params(64, PriorityFunction::Variance, 2));
+  mk.settings().segment_size = 32;
+  mk.settings().controllers = 8;
+  mk.settings().record_order = true;
+  const RunTotals t = run_to_end(mk, w, 1u << 18, ScheduleSettings{});
+  const MegakernelStats& st = mk.stats();
   EXPECT_EQ(st.controllers, 8u);
   EXPECT_GT(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u);
   EXPECT_EQ(t.tasks, 32ull * w.num_tasks());
@@ -246,22 +255,16 @@ struct FurnaceCase {
   bool quads;
   bool controller;
 };
-class MegakernelFurnace : public ::testing::TestWithParam<FurnaceCase> {};
+class MegakernelFurnace : public MegakernelFixture<::testing::TestWithParam<FurnaceCase>> {};
 
 // White furnace (as tests/test_path_tracer.cpp): the mean radiance is E / (1 − a).
 TEST_P(MegakernelFurnace, RadianceIsEmissionOverOneMinusAlbedo) {
-  MV_REQUIRE_GPU();
   const FurnaceCase c = GetParam();
   const float albedo = 0.6f, emission = 0.5f;
-  const Scene scene = test::furnace_scene(albedo, emission, c.quads, 64);
-  PatchTaskParams p;
-  p.target_spp = 16;
-  p.priority = PriorityFunction::Variance;
-  PatchWorkload w(scene, p, true);
-  Mk m;
-  m.settings().segment_size = 32;
-  m.settings().controller = c.controller;
-  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+  PatchWorkload& w = furnace(64, 0, task_params(16, PriorityFunction::Variance), albedo, emission, c.quads);
+  mk.settings().segment_size = 32;
+  mk.settings().controller = c.controller;
+  run_to_end(mk, w, 1u << 14, ScheduleSettings{});
   const test::ImageStats st = test::channel_mean(mean_image(w));
   const double expected = emission / (1.0 - albedo);
   EXPECT_NEAR(st.mean, expected, 5.0 * st.stderr_ + 0.005 * expected) << "stderr " << st.stderr_;
@@ -277,21 +280,17 @@ INSTANTIATE_TEST_SUITE_P(Megakernel, MegakernelFurnace,
                          });
 
 // The same samples on the GPU megakernel and the CPU: far closer than two seeds (as GpuImageMatchesCpuImage).
-TEST(MegakernelGpu, ImageMatchesCpuImage) {
-  MV_REQUIRE_GPU();
+TEST_F(MegakernelGpu, ImageMatchesCpuImage) {
   // 118 rows is not a multiple of 4; 40 × 30 = 1200 patches: 37 segments of 32.
   const Scene scene = test::all_materials_scene(160, 118);
-  PatchTaskParams p;
-  p.target_spp = 32;
-  p.priority = PriorityFunction::Variance;
+  const PatchTaskParams p = task_params(32, PriorityFunction::Variance);
   PatchWorkload cpu(scene, p, true), gpu(scene, p, true);
   PatchTaskParams p2 = p;
   p2.seed = 12345;
   PatchWorkload other(scene, p2, true);
   const auto a = test::render_mean_image(cpu, "cpu-parallel");
-  Mk m;
-  m.settings().segment_size = 32;
-  run_to_end(m, gpu, 1u << 16, ScheduleSettings{});
+  mk.settings().segment_size = 32;
+  run_to_end(mk, gpu, 1u << 16, ScheduleSettings{});
   const auto b = mean_image(gpu);
   const auto c = test::render_mean_image(other, "cpu-parallel");
   const size_t px = a.size() / 3;
@@ -303,24 +302,19 @@ TEST(MegakernelGpu, ImageMatchesCpuImage) {
 
 // (b) A stop request ends a long slice early and cleanly; the next slices continue to the exact target.
 // Also bounds the wall clock of a render.
-TEST(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
-  MV_REQUIRE_GPU();
-  const Scene scene = test::furnace_scene(0.5f, 1.f, false, 256);
-  PatchTaskParams p;
-  p.target_spp = 8192;  // ~0.5 G paths: a few hundred ms on an H100, far longer than the 20 ms below
-  p.priority = PriorityFunction::Convergence;
-  PatchWorkload w(scene, p, true);
+TEST_F(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
+  // 8192 spp: ~0.5 G paths, a few hundred ms on an H100, far longer than the 20 ms below.
+  PatchWorkload& w = furnace(256, 0, task_params(8192, PriorityFunction::Convergence));
   w.make_current(Side::Device);
-  Mk m;
   const uint64_t everything = w.remaining_paths();
-  std::thread stopper([&m] {
+  std::thread stopper([this] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    m.request_stop();
+    mk.request_stop();
   });
   const auto t0 = Clock::now();
   StepStats first;
   try {
-    first = m.step(w, everything, ScheduleSettings{});
+    first = mk.step(w, everything, ScheduleSettings{});
   } catch (...) {
     stopper.join();
     throw;
@@ -329,9 +323,9 @@ TEST(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   EXPECT_LT(first.paths, everything) << "the slice ran to the end despite the stop request (" << s << " s)";
   EXPECT_GT(first.paths, 0u);
-  EXPECT_TRUE(m.stats().stopped_by_host);
+  EXPECT_TRUE(mk.stats().stopped_by_host);
   EXPECT_LT(s, 5.0);
-  const RunTotals rest = run_to_end(m, w, everything, ScheduleSettings{});
+  const RunTotals rest = run_to_end(mk, w, everything, ScheduleSettings{});
   EXPECT_EQ(first.paths + rest.paths, everything);
   expect_exact_target(w, 8192);
 }
@@ -339,46 +333,36 @@ TEST(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
 // The watchdog: with a wait budget of ~100 ns every idle warp's empty-queue wait times out (there are
 // far more warps than the 64 tasks), so the step throws "megakernel watchdog: ..." instead of hanging;
 // the next step rebuilds the queue from the film and the render still ends at exactly the target.
-TEST(MegakernelGpu, WatchdogTurnsAStallIntoAnErrorAndTheQueueRecovers) {
-  MV_REQUIRE_GPU();
-  Scene scene = test::furnace_scene(0.5f, 1.f, false, 32);
-  PatchTaskParams p;
-  p.target_spp = 64;
-  PatchWorkload w(scene, p, true);
+TEST_F(MegakernelGpu, WatchdogTurnsAStallIntoAnErrorAndTheQueueRecovers) {
+  PatchWorkload& w = furnace(32, 0, task_params(64));
   w.make_current(Side::Device);
-  Mk m;
-  m.settings().watchdog_seconds = 1e-7;
+  mk.settings().watchdog_seconds = 1e-7;
   bool threw = false;
   for (int i = 0; i < 100 && !threw; ++i) {
     try {
-      if (m.step(w, 1u << 20, ScheduleSettings{}).paths == 0) break;
+      if (mk.step(w, 1u << 20, ScheduleSettings{}).paths == 0) break;
     } catch (const CudaError& e) {
       threw = true;
       EXPECT_NE(std::string(e.what()).find("megakernel watchdog"), std::string::npos) << e.what();
     }
   }
   EXPECT_TRUE(threw);
-  m.settings().watchdog_seconds = 2.0;
-  run_to_end(m, w, 1u << 20, ScheduleSettings{});
+  mk.settings().watchdog_seconds = 2.0;
+  run_to_end(mk, w, 1u << 20, ScheduleSettings{});
   expect_exact_target(w, 64);
 }
 
 // invalidate() after the target was raised: the rebuilt queue holds the patches that are unfinished again.
-TEST(MegakernelGpu, RebuildAfterRaisingTheTarget) {
-  MV_REQUIRE_GPU();
-  Scene scene = test::furnace_scene(0.5f, 1.f, false, 64);
-  PatchTaskParams p;
-  p.target_spp = 8;
-  p.priority = PriorityFunction::Convergence;
-  PatchWorkload w(scene, p, true);
-  Mk m;
-  m.settings().segment_size = 32;
-  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+TEST_F(MegakernelGpu, RebuildAfterRaisingTheTarget) {
+  PatchTaskParams p = task_params(8, PriorityFunction::Convergence);
+  PatchWorkload& w = furnace(64, 0, p);
+  mk.settings().segment_size = 32;
+  run_to_end(mk, w, 1u << 14, ScheduleSettings{});
   expect_exact_target(w, 8);
   p.target_spp = 20;
   w.set_params(p);
-  m.invalidate();
-  run_to_end(m, w, 1u << 14, ScheduleSettings{});
+  mk.invalidate();
+  run_to_end(mk, w, 1u << 14, ScheduleSettings{});
   expect_exact_target(w, 20);
 }
 

@@ -1,9 +1,11 @@
 // What megaview shows and records about the megakernel (app/core/megakernel_report.h): the sidecar's
-// JSON of its settings and statistics, named settings for scripts, and the viewer's per-second rates.
+// JSON of its settings and statistics, named settings for scripts, the viewer's per-second rates and the
+// Megakernel panel's rows (the same rows for every side of the split view).
 // Plain C++ on given structs: runs everywhere.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "app/core/megakernel_report.h"
 
@@ -226,6 +228,110 @@ TEST(MegakernelReport, RatesArePerSecondOfBusyTimeAndSurviveARebuild) {
   EXPECT_EQ(t.rates().wait_share, -1.0);
   t.clear();
   EXPECT_FALSE(t.rates().valid);
+}
+
+TEST(MegakernelReport, SiTextHasThreeDigitsAndAPrefix) {
+  EXPECT_EQ(si_text(0.0), "0");
+  EXPECT_EQ(si_text(950.0), "950");
+  EXPECT_EQ(si_text(12345.0), "12.3 k");
+  EXPECT_EQ(si_text(4.56e6), "4.56 M");
+  EXPECT_EQ(si_text(2e15), "2e+03 T");  // T is the largest prefix
+}
+
+/// The label of every row, in order.
+std::vector<std::string> labels_of(const std::vector<MegakernelStatLine>& lines) {
+  std::vector<std::string> l;
+  for (const MegakernelStatLine& x : lines) l.push_back(x.label);
+  return l;
+}
+
+const MegakernelStatLine& line(const std::vector<MegakernelStatLine>& lines, const std::string& label) {
+  for (const MegakernelStatLine& x : lines)
+    if (x.label == label) return x;
+  static const MegakernelStatLine none{"(missing)", "", "", "", false, false};
+  ADD_FAILURE() << "no row " << label;
+  return none;
+}
+
+// Split view shows one column per side: every megakernel gets the same rows in the same order, whatever
+// its numbers, so the columns line up.
+TEST(MegakernelReport, PanelRowsAreTheSameForEveryMegakernelAndShowItsNumbers) {
+  MegakernelStats fresh;  // one slice, no rates yet, no score
+  fresh.slices = 1;
+  fresh.grid_blocks = 264;
+  fresh.controllers = 1;
+  fresh.worker_warps = 263 * 4;  // 4 warps a worker block: 128 threads
+  fresh.blocks_per_sm = 2;
+  fresh.registers = 72;
+  fresh.capacity = 4096;
+  fresh.queue_length = 1200;
+  fresh.tasks_per_second = 2.5e6;
+  fresh.sort_passes[2] = 7;
+  fresh.sort_cycles_max[2] = 20000;
+  fresh.ctrl_time_refusals = 3;
+  const std::vector<MegakernelStatLine> a = megakernel_stat_lines(fresh, MegakernelRates{}, 0);
+
+  MegakernelStats busy = fresh;
+  busy.slices = 40;
+  busy.order_score = 0.875;
+  busy.recorded = 5000;
+  busy.stopped_by_host = true;
+  busy.empty_executions = 2;
+  MegakernelRates r;
+  r.valid = true;
+  r.window_ms = 250.0;
+  r.tasks_per_second = 3.25e6;
+  r.sort_passes_per_second[0] = 1500.0;
+  r.lock_collisions_per_second = 12.0;
+  r.time_refusals_per_second = 40.0;
+  r.restarts_per_second = 8.0;
+  r.wait_share = 0.00125;
+  const std::vector<MegakernelStatLine> b = megakernel_stat_lines(busy, r, 1755000);
+
+  const std::vector<std::string> rows = {"grid",        "workers",      "queue",       "tasks/s",   "sort u-u/s",
+                                         "sort u-s/s",  "sort s-s/s",   "collisions/s", "worker wait", "refused/s",
+                                         "restarts/s",  "S(n)",         "slices",      "empty exec."};
+  EXPECT_EQ(labels_of(a), rows);
+  EXPECT_EQ(labels_of(b), rows);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].help, b[i].help) << a[i].label;
+    EXPECT_FALSE(a[i].help.empty()) << a[i].label;
+  }
+
+  // Before the first window: the last slice's tasks/s, rates "-" (greyed), wait in cycles, no score.
+  EXPECT_EQ(line(a, "grid").value, "264 x 128 (2/SM)");
+  EXPECT_NE(line(a, "grid").detail.find("72 registers"), std::string::npos);
+  EXPECT_EQ(line(a, "workers").value, "1052 warps, 1 ctrl");
+  EXPECT_EQ(line(a, "queue").value, "1200 (ring 4096)");
+  EXPECT_EQ(line(a, "tasks/s").value, "2.5 M");
+  EXPECT_EQ(line(a, "sort s-s/s").value, "-");
+  EXPECT_TRUE(line(a, "sort s-s/s").dim);
+  EXPECT_EQ(line(a, "sort s-s/s").detail.find(" us"), std::string::npos) << "no clock: cycles only";
+  EXPECT_NE(line(a, "sort s-s/s").detail.find("7 passes, longest 20000 cycles"), std::string::npos);
+  EXPECT_EQ(line(a, "refused/s").value, "-");
+  EXPECT_NE(line(a, "refused/s").detail.find("3 since"), std::string::npos);
+  EXPECT_EQ(line(a, "worker wait").value, "0 cycles");
+  EXPECT_EQ(line(a, "S(n)").value, "-");
+  EXPECT_TRUE(line(a, "S(n)").dim);
+  EXPECT_NE(line(a, "S(n)").detail.find("record order"), std::string::npos);
+  EXPECT_EQ(line(a, "slices").value, "1");
+  EXPECT_EQ(line(a, "empty exec.").value, "0");
+  EXPECT_FALSE(line(a, "empty exec.").alert);
+
+  // With a window of rates and the GPU clock.
+  EXPECT_EQ(line(b, "tasks/s").value, "3.25 M");
+  EXPECT_EQ(line(b, "sort u-u/s").value, "1.5 k");
+  EXPECT_FALSE(line(b, "sort u-u/s").dim);
+  EXPECT_NE(line(b, "sort s-s/s").detail.find("= 11.4 us"), std::string::npos) << line(b, "sort s-s/s").detail;
+  EXPECT_EQ(line(b, "collisions/s").value, "12");
+  EXPECT_EQ(line(b, "worker wait").value, "0.125 %");
+  EXPECT_EQ(line(b, "refused/s").value, "40");
+  EXPECT_EQ(line(b, "restarts/s").value, "8");
+  EXPECT_EQ(line(b, "S(n)").value, "0.8750");
+  EXPECT_NE(line(b, "S(n)").detail.find("5000 dequeues"), std::string::npos);
+  EXPECT_EQ(line(b, "slices").value, "40, host stop");
+  EXPECT_EQ(line(b, "empty exec.").value, "2");
+  EXPECT_TRUE(line(b, "empty exec.").alert);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The split view's testable parts (issue 4; app/core/split.h): --split parsing, the equal-budget rule,
-// the divider column, the region MSE of render/metrics.h (host; device under SplitGpu), the composed
-// image and capture_split's files.
+// the divider column, which sides the Megakernel panel lists, the region MSE of render/metrics.h (host;
+// device under SplitGpu), the composed image and capture_split's files (each side's megakernel object
+// under SplitGpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "app/core/capture.h"
@@ -77,6 +80,43 @@ TEST(SplitRules, DividerColumnRoundsAndClamps) {
   EXPECT_EQ(split_column(7.f, 64), 64);
   EXPECT_EQ(split_column(std::numeric_limits<float>::quiet_NaN(), 64), 32);
   EXPECT_EQ(split_column(0.5f, 0), 0);
+}
+
+/// A megakernel as the panel sees it (MegakernelControl), without a GPU.
+class FakeMegakernel : public MegakernelControl {
+ public:
+  MegakernelSettings& settings() override { return settings_; }
+  const MegakernelSettings& settings() const override { return settings_; }
+  const MegakernelStats& stats() const override { return stats_; }
+
+ private:
+  MegakernelSettings settings_;
+  MegakernelStats stats_;
+};
+
+TEST(SplitRules, TheMegakernelPanelListsEverySideOnceEitherRunsIt) {
+  const FakeMegakernel a, b;
+  // Single view: the session while it runs the megakernel, without a title; else nothing.
+  EXPECT_TRUE(megakernel_panel_sides("uniform/variance", nullptr, false, "", nullptr).empty());
+  std::vector<MegakernelPanelSide> s = megakernel_panel_sides("megakernel/variance", &a, false, "ignored", &b);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_FALSE(s[0].right);
+  EXPECT_EQ(s[0].title, "");
+  EXPECT_EQ(s[0].megakernel, &a);
+  // Split view: nothing while neither side runs it…
+  EXPECT_TRUE(megakernel_panel_sides("uniform/none", nullptr, true, "sorted-waves/variance", nullptr).empty());
+  // …else both sides, left then right, each with its own megakernel or none.
+  for (const auto& [left, right] : {std::pair<const MegakernelControl*, const MegakernelControl*>{&a, nullptr},
+                                    {nullptr, &b}, {&a, &b}}) {
+    s = megakernel_panel_sides("L/none", left, true, "R/variance", right);
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_FALSE(s[0].right);
+    EXPECT_TRUE(s[1].right);
+    EXPECT_EQ(s[0].title, "left L/none");
+    EXPECT_EQ(s[1].title, "right R/variance");
+    EXPECT_EQ(s[0].megakernel, left);
+    EXPECT_EQ(s[1].megakernel, right);
+  }
 }
 
 /// A 4×2 film whose pixel i has mean (i, 0, 0) from one sample.
@@ -152,6 +192,16 @@ SessionOptions small_room(const test::TempDir& dir, PriorityFunction priority) {
   return o;
 }
 
+TEST(SplitRules, SessionsWithoutTheMegakernelGiveNoPanelAndAreNamedByTheirScheduling) {
+  test::TempDir dir("split");
+  Session left(small_room(dir, PriorityFunction::None));
+  Session right(small_room(dir, PriorityFunction::Variance));
+  EXPECT_EQ(scheduling_name(left), "cpu-parallel/none");
+  EXPECT_EQ(scheduling_name(right), "cpu-parallel/variance");
+  EXPECT_TRUE(megakernel_panel_sides(left, nullptr).empty());
+  EXPECT_TRUE(megakernel_panel_sides(left, &right).empty());
+}
+
 TEST(SplitBudget, TheRightSessionFollowsTheLeftsPathsFrameByFrame) {
   test::TempDir dir("split");
   Session left(small_room(dir, PriorityFunction::None));
@@ -224,6 +274,8 @@ TEST(SplitCapture, WritesBothSidesTheComposedImageAndASplitSidecarWithoutOverwri
   EXPECT_DOUBLE_EQ(sp.at("right").at("split").at("displayed_mse").get<double>(),
                    right.mse(PixelRegion::columns(8, 32, 24)));
   EXPECT_EQ(sp.at("right").at("capture").at("exr"), "room-cpu-parallel-variance-0001.exr");
+  EXPECT_FALSE(sp.at("left").contains("megakernel")) << "only a side running the megakernel carries it";
+  EXPECT_FALSE(sp.at("right").contains("megakernel"));
   EXPECT_EQ(j.at("capture").at("png"), "room-split-cpu-parallel-none-vs-cpu-parallel-variance-0001.png");
   std::ifstream side_in(a.left.json);
   const nlohmann::json side = nlohmann::json::parse(side_in);
@@ -253,6 +305,62 @@ TEST(SplitGpu, DeviceRegionMseMatchesTheHost) {
     s.workload().make_current(Side::Device);
     EXPECT_NEAR(device, host, 1e-9 * std::max(host, 1e-30)) << r.x0 << "," << r.y0 << "," << r.x1 << "," << r.y1;
   }
+}
+
+// Both sides on the megakernel (with different priorities): the panel lists each side's own megakernel,
+// and the split capture's sidecar (and each side's own) carries each side's settings and statistics; the
+// settings are the left's on both sides (the right session starts with them). A right side on another
+// strategy is listed without one and its reports have no megakernel object.
+TEST(SplitGpu, EachSidesMegakernelIsListedAndCaptured) {
+  MV_REQUIRE_GPU();
+  test::TempDir dir("split");
+  SessionOptions lo = small_room(dir, PriorityFunction::None);
+  lo.force_cpu = false;
+  lo.strategy = "megakernel";
+  lo.megakernel.segment_size = 32;
+  lo.megakernel.record_order = true;
+  Session left(lo);
+  SessionOptions ro = lo;  // what make_right_session does: the left's options, its own priority
+  ro.task.priority = PriorityFunction::Variance;
+  Session right(ro);
+  left.advance();
+  right.advance(left.last().total_paths);
+  std::vector<MegakernelPanelSide> sides = megakernel_panel_sides(left, &right);
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0].megakernel, left.megakernel());
+  EXPECT_EQ(sides[1].megakernel, right.megakernel());
+  ASSERT_NE(sides[1].megakernel, nullptr);
+  EXPECT_NE(sides[0].megakernel, sides[1].megakernel);
+  EXPECT_EQ(sides[1].title, "right megakernel/variance");
+
+  const std::string caps = dir / "caps";
+  const SplitCaptureResult c = capture_split(left, right, ToneMapSettings{}, 0.5f, caps);
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(c.json));
+  for (const char* side : {"left", "right"}) {
+    const nlohmann::json& s = j.at("split").at(side);
+    ASSERT_TRUE(s.contains("megakernel")) << side << ": " << s.dump(2);
+    EXPECT_EQ(s.at("megakernel").at("settings").at("segment_size"), 32) << side;
+    EXPECT_EQ(s.at("megakernel").at("settings").at("record_order"), true) << side;
+    EXPECT_GE(s.at("megakernel").at("stats").at("slices").get<int>(), 1) << side;
+    EXPECT_EQ(s.at("megakernel").at("stats").at("empty_executions"), 0) << side;
+  }
+  EXPECT_EQ(j["split"]["left"]["megakernel"]["stats"]["dequeues"], left.megakernel()->stats().dequeues);
+  EXPECT_EQ(j["split"]["right"]["megakernel"]["stats"]["dequeues"], right.megakernel()->stats().dequeues);
+  for (const std::string& side_json : {c.left.json, c.right.json}) {
+    const nlohmann::json one = nlohmann::json::parse(test::slurp(side_json));
+    EXPECT_TRUE(one.contains("megakernel")) << side_json;
+  }
+
+  right.set_strategy("uniform");
+  right.advance(left.last().total_paths);
+  sides = megakernel_panel_sides(left, &right);
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_NE(sides[0].megakernel, nullptr);
+  EXPECT_EQ(sides[1].megakernel, nullptr);
+  const SplitCaptureResult d = capture_split(left, right, ToneMapSettings{}, 0.5f, caps);
+  const nlohmann::json k = nlohmann::json::parse(test::slurp(d.json));
+  EXPECT_TRUE(k.at("split").at("left").contains("megakernel"));
+  EXPECT_FALSE(k.at("split").at("right").contains("megakernel"));
 }
 
 }  // namespace

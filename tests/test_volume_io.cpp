@@ -2,7 +2,8 @@
 // here with the libraries' own writers (or by hand for malformed files) into a TempDir and read back:
 // samples, sizes, index → world (spacings, origins, directions, LPS/LAS → RAS), scl_slope/scl_inter, and
 // every class of bad input as an InputError naming the file and the field. Also the Colin27 MRI template
-// (Debian's mricron-data) when installed, volume lookup by name and the size check.
+// where default_volume_path finds it ($MEGAVIEW_VOLUMES or Debian's mricron-data), volume lookup by name
+// and the size check.
 #include <gtest/gtest.h>
 
 #include <nifti2_io.h>
@@ -10,6 +11,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +25,7 @@
 #include "render/field/volume.h"
 #include "render/field/volume_io.h"
 #include "test_support.h"
+#include "volume_strand_cases.h"
 
 namespace mv {
 namespace {
@@ -642,10 +645,14 @@ TEST(VolumeIo, DefaultVolumePathLooksInMegaviewVolumesAndKnowsCh2) {
   }
 }
 
+// ch2 is looked up as the program looks it up (default_volume_path("ch2"): $MEGAVIEW_VOLUMES/ch2 with
+// .nrrd/.nhdr/.nii.gz/.nii first, then Debian's mricron-data), so the GPU machine's copy is tested too.
 TEST(VolumeIo, Colin27MriLoads) {
-  if (!fs::exists(kColin27))
-    GTEST_SKIP() << kColin27 << " is not installed (Debian package mricron-data; tools/install-deps.sh lists it)";
-  const Volume v = load_volume(kColin27);
+  std::string why;
+  const std::string path = test::ch2_path(why);
+  if (path.empty()) GTEST_SKIP() << why;
+  std::printf("[ch2] %s\n", path.c_str());
+  const Volume v = load_volume(path);
   EXPECT_EQ(v.nx, 181);
   EXPECT_EQ(v.ny, 217);
   EXPECT_EQ(v.nz, 181);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -264,7 +265,7 @@ TEST(VrLiteCam, CentralRayStopsWhereItLeavesTheBox) {
   p.tf = clear;
   const VrLiteCam w = make_vr_lite_cam(make_view(v), p);
   EXPECT_EQ(w.num_strands(), 33u * 33u);
-  EXPECT_EQ(w.step, 0.5f);
+  EXPECT_EQ(w.ray.step, 0.5f);
   VrLiteCam::State s;
   uint32_t steps = 0;
   const uint32_t centre = 16 * 33 + 16;
@@ -278,7 +279,7 @@ TEST(VrLiteCam, CentralRayStopsWhereItLeavesTheBox) {
   for (uint32_t i = 0; i < w.num_strands(); ++i) {
     run_strand(w, i, s, steps);
     float tn, tf;
-    if (clip_ray(w.vol, w.box, w.cam.eye, w.cam.ray_dir(i % 33, i / 33), tn, tf))
+    if (clip_ray(w.ray.vol, w.ray.box, w.ray.cam.eye, w.ray.cam.ray_dir(i % 33, i / 33), tn, tf))
       ASSERT_EQ(steps, static_cast<uint32_t>(std::floor((tf - tn) / 0.5f)) + 1u) << i;
     else
       ASSERT_EQ(steps, 1u) << i;
@@ -324,7 +325,7 @@ TEST(VrLiteCam, OutsideTheSilhouetteIsBackground) {
     for (uint32_t i = 0; i < 33; ++i) {
       const uint32_t idx = j * 33 + i;
       // Distance of the sphere's centre from the pixel's ray.
-      const Vec3 d = w.cam.ray_dir(i, j);
+      const Vec3 d = w.ray.cam.ray_dir(i, j);
       const float miss = kEyeDistance * std::sqrt(std::fmax(0.f, 1.f - d.z * d.z));
       if (miss > kSphereRadius + 0.5f) {
         ++outside;
@@ -453,7 +454,7 @@ TEST(IllustVr, ImageShowsTheConvexColourAndDarkContoursAtTheSilhouette) {
   // the contour darkens them.
   int rim = 0, darker = 0;
   for (uint32_t i = 0; i < plain.num_strands(); ++i) {
-    const Vec3 d = plain.cam.ray_dir(i % 33, i / 33);
+    const Vec3 d = plain.ray.cam.ray_dir(i % 33, i / 33);
     const float miss = kEyeDistance * std::sqrt(std::fmax(0.f, 1.f - d.z * d.z));
     if (miss > kSphereRadius - 1.5f && miss < kSphereRadius - 0.3f) {
       ++rim;
@@ -482,6 +483,98 @@ TEST(IllustVr, ParamsAreValidated) {
   EXPECT_NO_THROW(d.validate());
   EXPECT_EQ(d.width * d.height, 307200u);
   EXPECT_EQ(d.kernel, KernelKind::Bspln3);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// the ray caster both volume workloads embed (volume_ray.h: VolumeRayCaster, make_volume_ray_caster)
+
+/// Every field of two ray casters equal (the 1D tables byte for byte: floats only, no padding).
+void expect_same_caster(const VolumeRayCaster& a, const VolumeRayCaster& b) {
+  EXPECT_EQ(a.vol.data, b.vol.data);
+  EXPECT_EQ(a.vol.nx, b.vol.nx);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.box.lo[i], b.box.lo[i]);
+    EXPECT_EQ(a.box.hi[i], b.box.hi[i]);
+    EXPECT_EQ(a.cam.eye[i], b.cam.eye[i]);
+    EXPECT_EQ(a.cam.u[i], b.cam.u[i]);
+    EXPECT_EQ(a.cam.v[i], b.cam.v[i]);
+    EXPECT_EQ(a.cam.w[i], b.cam.w[i]);
+    EXPECT_EQ(a.background[i], b.background[i]);
+  }
+  EXPECT_EQ(a.cam.tan_half, b.cam.tan_half);
+  EXPECT_EQ(a.cam.width, b.cam.width);
+  EXPECT_EQ(a.cam.height, b.cam.height);
+  EXPECT_EQ(a.kernel, b.kernel);
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_EQ(a.threshold, b.threshold);
+  static_assert(sizeof(Tf1DTable) == (2 + 4 * kTf1DEntries) * sizeof(float), "the table holds floats only");
+  EXPECT_EQ(std::memcmp(&a.tf, &b.tf, sizeof(Tf1DTable)), 0);
+}
+
+TEST(VolumeRayCaster, BothWorkloadsEmbedTheOneMadeFromTheirParams) {
+  EXPECT_TRUE(std::is_trivially_copyable_v<VolumeRayCaster>);
+  const Volume v = test::sphere_volume();
+  const VolumeView view = make_view(v);
+  VrLiteCamParams vp = test::sphere_vr_params();
+  vp.step_voxels = 0.25f;
+  vp.background = {0.1f, 0.2f, 0.3f};
+  const VolumeRayCaster vr = make_volume_ray_caster(view, volume_ray_spec(vp, VrLiteCam::kDerivatives), "test");
+  expect_same_caster(make_vr_lite_cam(view, vp).ray, vr);
+  // What the caster holds: the field box of the kernel, the camera for the size, the step in world units
+  // and the 1D table corrected for that step.
+  EXPECT_EQ(vr.kernel, KernelKind::Ctmr);
+  EXPECT_EQ(vr.box.lo.x, 1.f);   // R − 1 for ctmr's radius 2
+  EXPECT_EQ(vr.box.hi.z, 31.f);  // n − R
+  EXPECT_EQ(vr.cam.width * vr.cam.height, vp.width * vp.height);
+  EXPECT_EQ(vr.num_strands(), vp.width * vp.height);
+  EXPECT_EQ(vr.step, 0.25f * min_spacing(view));
+  EXPECT_EQ(vr.threshold, vp.opacity_threshold);
+  EXPECT_EQ(vr.background.y, 0.2f);
+  const Tf1DTable table = sample_tf1d(vp.tf, 0.25f, "test");
+  EXPECT_EQ(std::memcmp(&vr.tf, &table, sizeof table), 0);
+
+  IllustVrParams ip = test::sphere_illust_params();
+  ip.opacity_threshold = 0.8f;
+  const VolumeRayCaster il = make_volume_ray_caster(view, volume_ray_spec(ip, IllustVr::kDerivatives), "test");
+  expect_same_caster(make_illust_vr(view, ip).ray, il);
+  EXPECT_EQ(il.kernel, KernelKind::Bspln3);
+  EXPECT_EQ(il.threshold, 0.8f);
+  EXPECT_EQ(il.background.x, ip.background.x);
+  // Its strand steps are the workloads' own: the central ray starts where the sphere scene's box begins.
+  const RayState s = il.start(16 * 33 + 16);
+  EXPECT_FALSE(ray_missed(s));
+  EXPECT_NEAR(il.sample_position(s).z, -15.f, 1e-4f);
+}
+
+TEST(VolumeRayCaster, SpecIsValidatedFieldByFieldAndTheKernelMustHaveTheDerivatives) {
+  const Volume v = test::sphere_volume();
+  const VolumeView view = make_view(v);
+  const VolumeRaySpec good = volume_ray_spec(test::sphere_vr_params(), 1);
+  EXPECT_NO_THROW(validate_volume_ray(good, "ctx"));
+  VolumeRaySpec s = good;
+  s.kernel = KernelKind::Tent;  // a gradient is enough for one derivative…
+  EXPECT_NO_THROW(make_volume_ray_caster(view, s, "ctx"));
+  s.derivatives = 2;  // …not for two
+  expect_input_error([&] { make_volume_ray_caster(view, s, "ctx"); }, "ctx", "kernel", {"tent has no usable Hessian"});
+  s = good;
+  s.width = 0;
+  s.background = {2.f, 0.f, 0.f};  // the first bad field is the one reported
+  expect_input_error([&] { validate_volume_ray(s, "ctx"); }, "ctx", "width", {"[1, 16384]"});
+  s = good;
+  s.opacity_threshold = 0.f;
+  expect_input_error([&] { validate_volume_ray(s, "ctx"); }, "ctx", "opacity_threshold", {"(0, 1]"});
+  s = good;
+  s.camera.fov_deg = 180.f;
+  expect_input_error([&] { validate_volume_ray(s, "ctx"); }, "ctx", "camera.fov_deg");
+  s = good;
+  s.tf.points.resize(1);
+  expect_input_error([&] { validate_volume_ray(s, "ctx"); }, "ctx", "tf.points");
+  s = good;
+  s.background = {0.f, -0.5f, 0.f};
+  expect_input_error([&] { validate_volume_ray(s, "ctx"); }, "ctx", "background.g");
+  VolumeView empty = view;
+  empty.data = nullptr;
+  expect_input_error([&] { make_volume_ray_caster(empty, good, "ctx"); }, "ctx", "volume", {"null"});
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -574,11 +667,11 @@ TEST(VolumeStrandWorkloads, Ch2IsLoadedOnceAndShared) {
   EXPECT_EQ(a.data, b.data);
   EXPECT_EQ(a.nx, 181);
   const VrLiteCam vr = vr_lite_cam_workload(46, 36, Side::Host);
-  EXPECT_EQ(vr.vol.data, a.data);
+  EXPECT_EQ(vr.ray.vol.data, a.data);
   EXPECT_EQ(vr.num_strands(), 46u * 36u);
   const IllustVr il = illust_vr_workload(64, 48, Side::Host);
   EXPECT_EQ(il.num_strands(), 64u * 48u);
-  EXPECT_EQ(il.kernel, KernelKind::Bspln3);
+  EXPECT_EQ(il.ray.kernel, KernelKind::Bspln3);
   // Same image as a workload built by hand on a freshly loaded ch2.
   VrLiteCamParams p;
   p.width = 46, p.height = 36;

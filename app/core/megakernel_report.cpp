@@ -1,6 +1,8 @@
 #include "app/core/megakernel_report.h"
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 
@@ -171,6 +173,99 @@ void MegakernelRateTracker::add(const MegakernelStats& s, double busy_ms, int cl
 void MegakernelRateTracker::clear() {
   const double window = window_ms_;
   *this = MegakernelRateTracker(window);
+}
+
+std::string si_text(double v) {
+  const char* prefixes[] = {"", " k", " M", " G", " T"};
+  int i = 0;
+  while (v >= 1000.0 && i < 4) {
+    v /= 1000.0;
+    ++i;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%s", v, prefixes[i]);
+  return buf;
+}
+
+namespace {
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+}  // namespace
+
+std::vector<MegakernelStatLine> megakernel_stat_lines(const MegakernelStats& k, const MegakernelRates& r, int clock_khz) {
+  std::vector<MegakernelStatLine> lines;
+  const auto add = [&lines](std::string label, std::string value, std::string help, std::string detail = {},
+                            bool dim = false, bool alert = false) {
+    lines.push_back({std::move(label), std::move(value), std::move(help), std::move(detail), dim, alert});
+  };
+  const auto rate = [&r](double v) { return r.valid ? si_text(v) : std::string("-"); };
+  const double khz = static_cast<double>(clock_khz);
+  const uint32_t worker_blocks = k.grid_blocks > k.controllers ? k.grid_blocks - k.controllers : 0;
+  const uint32_t threads = worker_blocks > 0 ? k.worker_warps / worker_blocks * 32 : 0;
+
+  add("grid", format("%u x %u (%u/SM)", k.grid_blocks, threads, k.blocks_per_sm),
+      "Kerbl 3.1: a persistent grid of co-resident blocks (blocks x threads, resident blocks per SM).",
+      format("%u registers per thread", k.registers));
+  add("workers", format("%u warps, %u ctrl", k.worker_warps, k.controllers),
+      "Worker warps, and the controller blocks that sort the queue (Kerbl 4; P > 1 is beyond Kerbl).");
+  add("queue", format("%llu (ring %u)", ull(k.queue_length), k.capacity),
+      "Kerbl 3.2: unfinished patch tasks waiting after the last slice (ring capacity in brackets); each\n"
+      "re-enqueues itself at the back with its new priority until it reaches the target (6.3).");
+  add("tasks/s", si_text(r.valid ? r.tasks_per_second : k.tasks_per_second),
+      "Task executions (dequeues) per second of kernel time.",
+      r.valid ? format("over the last %.0f ms of kernel time", r.window_ms) : std::string("the last slice"));
+  static const char* const kSortLabels[3] = {"sort u-u/s", "sort u-s/s", "sort s-s/s"};
+  for (int m = 0; m < 3; ++m) {
+    std::string detail = format("%llu passes, longest %llu cycles", ull(k.sort_passes[m]), ull(k.sort_cycles_max[m]));
+    if (clock_khz > 0) detail += format(" = %.1f us", static_cast<double>(k.sort_cycles_max[m]) / (khz * 1e-3));
+    add(kSortLabels[m], rate(r.sort_passes_per_second[m]),
+        std::string("Kerbl 4.3: controller passes per second of kernel time merging two segments by the ") +
+            sort_method_name(static_cast<SortMethod>(m)) +
+            " method (u-u both unsorted, u-s one sorted, s-s both sorted).",
+        detail + " (since the queue was built; longest: 5.3.2's time of a sort)", !r.valid);
+  }
+  add("collisions/s", rate(r.lock_collisions_per_second),
+      "Kerbl 5.2: worker accesses that met a segment locked by a controller and had to wait.",
+      format("%llu since the queue was built", ull(k.lock_collisions)), !r.valid);
+  const bool share = r.valid && r.wait_share >= 0.0;
+  add("worker wait", share ? format("%.3f %%", 100.0 * r.wait_share) : format("%llu cycles", ull(k.wait_cycles)),
+      "Cycles worker warps spent waiting on locked segments, as a share of all worker-warp time over the\n"
+      "last window of kernel time (cycles since the queue was built until the rates are known).",
+      clock_khz > 0 ? format("since the queue was built: %.3f ms summed over warps (clock %d MHz)",
+                             static_cast<double>(k.wait_cycles) / khz, clock_khz / 1000)
+                    : format("since the queue was built: %llu cycles", ull(k.wait_cycles)));
+  add("refused/s", rate(r.time_refusals_per_second),
+      "Kerbl 5.2: pairs the controller did not lock because the buffer ahead was shorter than the sort.",
+      format("%llu since the queue was built", ull(k.ctrl_time_refusals)), !r.valid);
+  add("restarts/s", rate(r.restarts_per_second),
+      "Kerbl Fig 2: controller walks restarted at the back of the queue.",
+      format("%llu since the queue was built; %llu try-locks on busy segments, %llu pairs found not full",
+             ull(k.ctrl_restarts), ull(k.ctrl_lock_failures), ull(k.ctrl_not_full)),
+      !r.valid);
+  if (k.order_score >= 0.0)
+    add("S(n)", format("%.4f", k.order_score),
+        "Kerbl 6.2: sort accuracy of the last slice's dequeue order; 1 = exact priority order.",
+        format("over %llu dequeues", ull(k.recorded)));
+  else
+    add("S(n)", "-", "Kerbl 6.2: sort accuracy of the last slice's dequeue order; 1 = exact priority order.",
+        "turn on \"record order\" (Scheduling)", true);
+  add("slices", format("%llu%s", ull(k.slices), k.stopped_by_host ? ", host stop" : ""),
+      "Slices (kernel launches) since the queue was built; \"host stop\": the last one was ended by the host.");
+  add("empty exec.", format("%llu", ull(k.empty_executions)),
+      "Dequeued tasks that were already finished: duplicated queue entries. Must stay 0.", {}, false,
+      k.empty_executions > 0);
+  return lines;
 }
 
 }  // namespace mv

@@ -1,12 +1,14 @@
 // What megaview shows and records about the priority megakernel (Kerbl 2012 §3–§6;
 // sched/megakernel_settings.h): its settings and statistics as JSON (capture sidecars), named settings
-// for scripted changes (`--smoke-at FRAME:segment-size=64`), and per-second rates of its cumulative
-// counters between frames (the viewer's Megakernel panel).
+// for scripted changes (`--smoke-at FRAME:segment-size=64`), per-second rates of its cumulative
+// counters between frames, and the lines of the viewer's Megakernel panel (one column per side in split
+// view: megakernel_stat_lines gives every side the same rows).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "sched/megakernel_settings.h"
 
@@ -68,5 +70,26 @@ class MegakernelRateTracker {
          refusals_ = 0.0, restarts_ = 0.0, wait_cycles_ = 0.0, worker_cycles_ = 0.0;
   MegakernelRates rates_;
 };
+
+/// `v` with an SI prefix and 3 significant digits: "950", "12.3 k", "4.56 M" (up to " T").
+std::string si_text(double v);
+
+/// One row of the viewer's Megakernel panel for one megakernel.
+struct MegakernelStatLine {
+  std::string label;    ///< row name, the same for every megakernel ("tasks/s", "sort u-u/s", …)
+  std::string value;    ///< this megakernel's value ("-" where there is none yet)
+  std::string help;     ///< what the row means (Kerbl 2012 section), the same for every megakernel
+  std::string detail;   ///< this megakernel's cumulative numbers behind the value; may be empty
+  bool dim = false;     ///< no value yet (rates before their first window, S(n) not recorded)
+  bool alert = false;   ///< a number that must stay 0 is not (empty executions: duplicated entries)
+};
+
+/// The Megakernel panel's rows for the stats `k` and rates `r` (per second of kernel time) of one
+/// megakernel, always the same rows in the same order whatever the values, so split view's columns line
+/// up: grid, workers, queue, tasks/s, sort u-u/s, sort u-s/s, sort s-s/s, collisions/s, worker wait,
+/// refused/s, restarts/s, S(n), slices, empty exec. Rates read "-" until `r.valid` (tasks/s then falls
+/// back to the last slice's k.tasks_per_second). `clock_khz` > 0 (the GPU's SM clock) adds times in µs/ms
+/// to the details; 0 leaves cycles.
+std::vector<MegakernelStatLine> megakernel_stat_lines(const MegakernelStats& k, const MegakernelRates& r, int clock_khz);
 
 }  // namespace mv

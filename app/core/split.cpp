@@ -41,4 +41,26 @@ int split_column(float divider, int width) {
   return std::clamp(static_cast<int>(std::lround(d * static_cast<float>(width))), 0, width);
 }
 
+std::vector<MegakernelPanelSide> megakernel_panel_sides(const std::string& left_scheduling,
+                                                        const MegakernelControl* left, bool split,
+                                                        const std::string& right_scheduling,
+                                                        const MegakernelControl* right) {
+  if (!split) {
+    if (!left) return {};
+    return {MegakernelPanelSide{false, "", left}};
+  }
+  if (!left && !right) return {};
+  return {MegakernelPanelSide{false, "left " + left_scheduling, left},
+          MegakernelPanelSide{true, "right " + right_scheduling, right}};
+}
+
+std::vector<MegakernelPanelSide> megakernel_panel_sides(const Session& left, const Session* right) {
+  return megakernel_panel_sides(scheduling_name(left), left.megakernel(), right != nullptr,
+                                right ? scheduling_name(*right) : std::string(), right ? right->megakernel() : nullptr);
+}
+
+std::string scheduling_name(const Session& s) {
+  return s.strategy().name + "/" + priority_name(s.options().task.priority);
+}
+
 }  // namespace mv

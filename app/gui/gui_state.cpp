@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <memory>
 #include <new>
+#include <optional>
 
 namespace mv::gui {
 
@@ -26,10 +28,26 @@ void GuiState::queue_rebuild(std::string action, std::function<void()> check, st
 }
 
 void GuiState::queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change) {
-  queue_on(target, std::move(action), [change = std::move(change)](Session& session) {
+  if (target != Target::Both) {
+    queue_on(target, std::move(action), [change = std::move(change)](Session& session) {
+      MegakernelSettings m = session.options().megakernel;
+      change(m);
+      session.set_megakernel_settings(m);
+    });
+    return;
+  }
+  // Viewer::apply_commands runs a Both command on the left session first, then on the right one: the
+  // first call edits the left's settings, the second hands the right the very same settings.
+  auto left_result = std::make_shared<std::optional<MegakernelSettings>>();
+  queue_on(Target::Both, std::move(action), [change = std::move(change), left_result](Session& session) {
+    if (*left_result) {
+      session.set_megakernel_settings(**left_result);
+      return;
+    }
     MegakernelSettings m = session.options().megakernel;
     change(m);
     session.set_megakernel_settings(m);
+    *left_result = m;
   });
 }
 
@@ -49,6 +67,7 @@ void GuiState::on_film_reset(const Session& session) {
   mse.clear();
   paths_per_second.clear();
   megakernel_rates.clear();
+  split.megakernel_rates.clear();
   split.mse.clear();
   split.paths_per_second.clear();
   split.shown_mse_valid = false;

@@ -22,11 +22,13 @@
 namespace mv::gui {
 
 /// Which Session(s) a queued change applies to. Without the split view only the left (primary) one
-/// exists and Right commands are dropped.
+/// exists and Right commands are dropped. In split view the two sides differ only in strategy and
+/// priority (app/core/split.h): every other setting, the scheduling ones included, goes to both.
 enum class Target {
-  Both,   ///< scene, resolution, camera, seed, reset, target spp, paths per pixel/frame, frame budget
-  Left,   ///< the Scheduling panel: strategy, priority, wave and block size, megakernel settings
-  Right,  ///< the Split view section: the right session's strategy, priority, megakernel settings
+  Both,   ///< scene, resolution, camera, seed, reset, target spp, paths per pixel/frame, frame budget;
+          ///< the Scheduling panel's wave size, block size and megakernel settings
+  Left,   ///< the Scheduling panel's strategy and priority
+  Right,  ///< the Split view section: the right session's strategy and priority
 };
 
 /// A change to the Session requested by a panel.
@@ -77,6 +79,9 @@ struct SplitState {
   bool dragging = false;           ///< the divider is being dragged in the image
   MseTracker mse;                  ///< the right session's whole-film MSE (the left's is GuiState::mse)
   Ema paths_per_second{0.2};       ///< the right session's
+  /// The right session's megakernel rates, fed after each of its megakernel steps (the left's is
+  /// GuiState::megakernel_rates); the Megakernel panel's right column.
+  MegakernelRateTracker megakernel_rates;
   /// MSE of the columns each side shows (Session::mse(PixelRegion)), sampled with the whole-film MSE.
   double left_shown_mse = 0.0, right_shown_mse = 0.0;
   bool shown_mse_valid = false;
@@ -145,7 +150,7 @@ struct GuiState {
   MseTracker mse;
   Ema paths_per_second{0.2};
   Ema frame_ms{0.1};             ///< wall clock of a loop iteration
-  MegakernelRateTracker megakernel_rates;  ///< fed after each megakernel step (Megakernel section)
+  MegakernelRateTracker megakernel_rates;  ///< the left (or only) session's, fed after each of its megakernel steps
   SplitState split;
   StrandState strands;
 
@@ -160,16 +165,21 @@ struct GuiState {
   double fps() const { return frame_ms.value() > 0.0 ? 1000.0 / frame_ms.value() : 0.0; }
   /// Queues a Session change (applied after the panels are drawn) to both sides of the split view.
   void queue(std::string action, std::function<void(Session&)> run, bool resets_film = false);
-  /// Queues a change of one side's scheduling (Target::Left or Target::Right; the film is kept).
+  /// Queues a change for `target` that keeps the film (a side's strategy or priority: Target::Left or
+  /// Target::Right; the shared scheduling settings: Target::Both).
   void queue_on(Target target, std::string action, std::function<void(Session&)> run);
   /// Queues a change that rebuilds the film (scene, resolution), with an optional side-effect-free check.
   void queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run);
-  /// Queues a change of the megakernel's settings: `change` edits a copy of the Session's settings, which
-  /// Session::set_megakernel_settings validates and applies (the film is kept).
+  /// Queues a change of the megakernel's settings, for both sides of the split view (the Scheduling
+  /// panel's and the scripted path): `change` edits a copy of the left session's settings, which
+  /// Session::set_megakernel_settings validates and applies (the film is kept); the right session then
+  /// gets exactly the settings the left one ended with, so both sides always run the same settings.
+  /// An invalid change fails on the left and is applied to neither side.
   void queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change) {
-    queue_megakernel(Target::Left, std::move(action), std::move(change));
+    queue_megakernel(Target::Both, std::move(action), std::move(change));
   }
-  /// The same for one side of the split view (Target::Left or Target::Right).
+  /// The same for `target`: Target::Both as above, Target::Left or Target::Right that side alone
+  /// (`change` edits that side's own settings).
   void queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change);
   /// Shows `e` in the error window as "<action>: <message>" and logs it.
   void report(const std::string& action, const std::exception& e);

@@ -9,18 +9,23 @@ namespace mv::gui {
 
 // panels_settings.cpp
 void scene_section(const Session& session, GuiState& state);
-void scheduling_section(const Session& session, GuiState& state);
+/// The Scheduling section: the left (or only) session's strategy and priority; wave size, block size
+/// and, while either side runs the megakernel, its settings, which in split view (`right` non-null)
+/// apply to both sides (app/core/split.h; the section says so).
+void scheduling_section(const Session& session, const Session* right, GuiState& state);
 void tonemap_section(GuiState& state, const Display& display);
-/// The Scheduling section's combos and megakernel settings, for one side (Target::Left or Target::Right):
-/// every change is queued for that side only; `label` is the combo's label (unique in its ID scope).
+/// A side's strategy or priority combo (Target::Left or Target::Right): every change is queued for that
+/// side only; `label` is the combo's label (unique in its ID scope).
 void strategy_combo(const Session& session, GuiState& state, Target target, const char* label);
 void priority_combo(const Session& session, GuiState& state, Target target, const char* label);
-void megakernel_settings(const Session& session, GuiState& state, Target target);
+/// The megakernel's settings `m` as a tree node titled `title`; every change is queued for `target`
+/// (GuiState::queue_megakernel; the Scheduling section passes Target::Both).
+void megakernel_settings(const MegakernelSettings& m, GuiState& state, Target target, const char* title);
 
 // panels_split.cpp
-/// The Split view section (issue 4): on/off, the right side's strategy, priority and megakernel
-/// settings, the divider, and per side spp, samples/s and MSE (whole film and the shown columns).
-/// `right` is the right session while split view is on, else null.
+/// The Split view section (issue 4): on/off, the right side's strategy and priority (its other
+/// settings are the left side's: Scheduling), the divider, and per side spp, samples/s and MSE (whole
+/// film and the shown columns). `right` is the right session while split view is on, else null.
 void split_section(const Session& left, const Session* right, GuiState& state);
 
 // panels_strands.cpp
@@ -34,8 +39,10 @@ void strands_section(GuiState& state);
 
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);
-/// The megakernel's statistics (Kerbl 2012), only while it is the active strategy.
-void megakernel_section(const Session& session, const GuiState& state);
+/// The megakernel's statistics (Kerbl 2012) of every side that runs it (megakernel_panel_sides,
+/// app/core/split.h): one column per side in split view, where a side running another strategy says so;
+/// hidden while no side runs the megakernel.
+void megakernel_section(const Session& session, const Session* right, const GuiState& state);
 /// The MSE and its plot; in split view both sides' curves (`right` non-null).
 void mse_section(const Session& session, const Session* right, const GuiState& state);
 void capture_section(GuiState& state);

@@ -30,10 +30,10 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
       strands_section(st);
     } else {
       scene_section(s, st);
-      scheduling_section(s, st);
+      scheduling_section(s, right, st);
       tonemap_section(st, display);
       progress_section(s, st, display.stats());
-      megakernel_section(s, st);
+      megakernel_section(s, right, st);
       split_section(s, right, st);
       mse_section(s, right, st);
     }

@@ -9,7 +9,7 @@
 namespace mv::gui {
 
 /// The "Render" window with collapsible sections: Scene, Scheduling, Tone mapping, Progress, Megakernel
-/// (while it is the active strategy), Split view, MSE and Capture. `right`: the split view's right session,
+/// (while a side runs it: a column per side in split view), Split view, MSE and Capture. `right`: the split view's right session,
 /// or null. Returns where the image area may begin horizontally (screen units): the window's right edge
 /// while it is expanded at the left border, else 0.
 float draw_control_window(const Session& session, const Session* right, GuiState& state, const Display& display);

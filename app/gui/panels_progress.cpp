@@ -5,29 +5,14 @@
 #include <cfloat>
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "app/core/megakernel_report.h"
+#include "app/core/split.h"
 #include "app/gui/panel_sections.h"
 #include "render/gpu.h"
-#include "sched/bitonic.h"
 
 namespace mv::gui {
-
-namespace {
-
-/// "12.3 M" style: value with an SI prefix, 3 significant digits.
-std::string si(double v) {
-  const char* prefixes[] = {"", " k", " M", " G", " T"};
-  int i = 0;
-  while (v >= 1000.0 && i < 4) {
-    v /= 1000.0;
-    ++i;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g%s", v, prefixes[i]);
-  return buf;
-}
-
-}  // namespace
 
 void progress_section(const Session& s, const GuiState& st, const DisplayStats& d) {
   if (!ImGui::CollapsingHeader("Progress", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -38,8 +23,8 @@ void progress_section(const Session& s, const GuiState& st, const DisplayStats& 
   std::snprintf(overlay, sizeof overlay, "%.1f / %u spp", spp, target);
   ImGui::ProgressBar(static_cast<float>(std::min(1.0, spp / std::max(1u, target))), ImVec2(-1.f, 0.f), overlay);
   ImGui::Text("patches done  %u / %u%s", fs.finished_tasks, fs.num_tasks, fs.done ? "  (converged)" : "");
-  ImGui::Text("samples/s     %s", st.paths_per_second.valid() ? si(st.paths_per_second.value()).c_str() : "-");
-  ImGui::Text("render        %.2f ms/frame, %s paths", fs.frame_ms, si(static_cast<double>(fs.step.paths)).c_str());
+  ImGui::Text("samples/s     %s", st.paths_per_second.valid() ? si_text(st.paths_per_second.value()).c_str() : "-");
+  ImGui::Text("render        %.2f ms/frame, %s paths", fs.frame_ms, si_text(static_cast<double>(fs.step.paths)).c_str());
   ImGui::Text("frame         %.2f ms, %.1f fps", st.frame_ms.value(), st.fps());
   ImGui::Text("busy          %.0f ms", fs.total_busy_ms);
   if (d.path == DisplayPath::Cpu)
@@ -52,86 +37,75 @@ void progress_section(const Session& s, const GuiState& st, const DisplayStats& 
                       static_cast<unsigned long long>(d.updates), d.mean_update_ms(), d.mean_device_ms());
 }
 
-void megakernel_section(const Session& s, const GuiState& st) {
-  const MegakernelControl* mk = s.megakernel();
-  if (!mk || !ImGui::CollapsingHeader("Megakernel", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const MegakernelStats& k = mk->stats();
-  if (k.slices == 0) {
-    ImGui::TextDisabled("no slice since the queue was (re)built");
+void megakernel_section(const Session& s, const Session* right, const GuiState& st) {
+  const std::vector<MegakernelPanelSide> sides = megakernel_panel_sides(s, right);
+  if (sides.empty() || !ImGui::CollapsingHeader("Megakernel", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // One column per side: its rows (megakernel_stat_lines: the same rows for every megakernel, so the
+  // columns line up), or the one line that says why it has none.
+  struct Column {
+    std::vector<MegakernelStatLine> lines;
+    std::string note;
+  };
+  std::vector<Column> columns;
+  int with_rows = -1;  // a column that has rows: the row names are its labels
+  for (const MegakernelPanelSide& side : sides) {
+    Column c;
+    if (!side.megakernel) {
+      c.note = "not running the megakernel";
+    } else if (side.megakernel->stats().slices == 0) {
+      c.note = "no slice since the queue was (re)built";
+    } else {
+      const MegakernelRates& r = side.right ? st.split.megakernel_rates.rates() : st.megakernel_rates.rates();
+      c.lines = megakernel_stat_lines(side.megakernel->stats(), r, gpu_info().clock_khz);
+    }
+    if (with_rows < 0 && !c.lines.empty()) with_rows = static_cast<int>(columns.size());
+    columns.push_back(std::move(c));
+  }
+  if (with_rows < 0) {  // no side has numbers yet: one line per side
+    for (size_t i = 0; i < sides.size(); ++i)
+      ImGui::TextDisabled("%s%s%s", sides[i].title.c_str(), sides[i].title.empty() ? "" : ": ", columns[i].note.c_str());
     return;
   }
-  const MegakernelRates& r = st.megakernel_rates.rates();
-  const auto rate = [&r](double v) { return r.valid ? si(v) + "/s" : std::string("-"); };
-  const int khz = gpu_info().clock_khz;
-  const uint32_t worker_blocks = k.grid_blocks > k.controllers ? k.grid_blocks - k.controllers : 0;
-  const uint32_t threads = worker_blocks > 0 ? k.worker_warps / worker_blocks * 32 : 0;
-
-  ImGui::Text("grid          %u blocks x %u threads (%u/SM)", k.grid_blocks, threads, k.blocks_per_sm);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Kerbl 3.1: a persistent grid of co-resident blocks; %u registers per thread.", k.registers);
-  ImGui::Text("workers       %u warps, %u controller block%s", k.worker_warps, k.controllers,
-              k.controllers == 1 ? "" : "s");
-  ImGui::Text("queue         %llu entries (ring of %u)", static_cast<unsigned long long>(k.queue_length), k.capacity);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Kerbl 3.2: unfinished patch tasks waiting after the last slice; each re-enqueues\n"
-                      "itself at the back with its new priority until it reaches the target (6.3).");
-  ImGui::Text("tasks/s       %s", r.valid ? si(r.tasks_per_second).c_str() : si(k.tasks_per_second).c_str());
-  if (r.valid)
-    ImGui::Text("sort passes/s %s u-u, %s u-s, %s s-s", si(r.sort_passes_per_second[0]).c_str(),
-                si(r.sort_passes_per_second[1]).c_str(), si(r.sort_passes_per_second[2]).c_str());
-  else
-    ImGui::TextUnformatted("sort passes/s -");
-  if (ImGui::IsItemHovered()) {
-    std::string t = "Kerbl 4.3: controller passes per second of kernel time, per method:\n"
-                    "u-u both segments unsorted, u-s one sorted, s-s both sorted\n";
-    for (int m = 0; m < 3; ++m) {
-      char line[160];
-      const int n = std::snprintf(line, sizeof line, "\n%-18s %llu passes, longest %llu cycles",
-                                  sort_method_name(static_cast<SortMethod>(m)),
-                                  static_cast<unsigned long long>(k.sort_passes[m]),
-                                  static_cast<unsigned long long>(k.sort_cycles_max[m]));
-      if (khz > 0 && n > 0 && static_cast<size_t>(n) < sizeof line)
-        std::snprintf(line + n, sizeof line - n, " = %.1f us", static_cast<double>(k.sort_cycles_max[m]) / (khz * 1e-3));
-      t += line;
+  const bool split = right != nullptr;
+  const int ncol = 1 + static_cast<int>(columns.size());
+  if (!ImGui::BeginTable("##megakernel", ncol, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV))
+    return;
+  ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+  for (const MegakernelPanelSide& side : sides) ImGui::TableSetupColumn(side.title.c_str());
+  if (split) ImGui::TableHeadersRow();  // "left <strategy>/<priority>", "right …"
+  const ImVec4 red(1.f, 0.4f, 0.4f, 1.f);
+  const std::vector<MegakernelStatLine>& labels = columns[static_cast<size_t>(with_rows)].lines;
+  for (size_t row = 0; row < labels.size(); ++row) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const MegakernelStatLine& name = labels[row];
+    ImGui::TextUnformatted(name.label.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", name.help.c_str());
+    for (size_t c = 0; c < columns.size(); ++c) {
+      ImGui::TableNextColumn();
+      const Column& col = columns[c];
+      if (col.lines.empty()) {  // a side without numbers: its note in the first row
+        if (row == 0) {
+          ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+          ImGui::TextWrapped("%s", col.note.c_str());
+          ImGui::PopStyleColor();
+        }
+        continue;
+      }
+      const MegakernelStatLine& l = col.lines[row];
+      if (l.alert)
+        ImGui::TextColored(red, "%s", l.value.c_str());
+      else if (l.dim)
+        ImGui::TextDisabled("%s", l.value.c_str());
+      else
+        ImGui::TextUnformatted(l.value.c_str());
+      if (ImGui::IsItemHovered()) {
+        const std::string who = sides[c].title.empty() ? std::string() : sides[c].title + ": ";
+        ImGui::SetTooltip("%s\n%s%s", l.help.c_str(), who.c_str(), l.detail.empty() ? l.value.c_str() : l.detail.c_str());
+      }
     }
-    t += "\n(counts since the queue was built; longest: 5.3.2's time of a sort)";
-    ImGui::SetTooltip("%s", t.c_str());
   }
-  ImGui::Text("collisions    %s (%llu in all)", rate(r.lock_collisions_per_second).c_str(),
-              static_cast<unsigned long long>(k.lock_collisions));
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Kerbl 5.2: worker accesses that met a segment locked by a controller and had to wait.");
-  if (r.valid && r.wait_share >= 0.0)
-    ImGui::Text("worker wait   %.3f %% of worker time", 100.0 * r.wait_share);
-  else
-    ImGui::Text("worker wait   %llu cycles", static_cast<unsigned long long>(k.wait_cycles));
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Cycles worker warps spent waiting on locked segments, as a share of all worker-warp\n"
-                      "time of the last ~%.0f ms of kernel time (clock %d MHz).\nSince the queue was built: %.3f ms "
-                      "summed over warps.",
-                      r.window_ms, khz / 1000, khz > 0 ? static_cast<double>(k.wait_cycles) / khz : 0.0);
-  ImGui::Text("controller    refused %s, restarts %s", rate(r.time_refusals_per_second).c_str(),
-              rate(r.restarts_per_second).c_str());
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("refused: pairs not locked because the buffer ahead was shorter than the sort (5.2)\n"
-                      "restarts: walks restarted at the back of the queue (Fig 2)\n"
-                      "since the queue was built: %llu refused, %llu restarts, %llu try-locks on busy\n"
-                      "segments, %llu pairs found not full",
-                      static_cast<unsigned long long>(k.ctrl_time_refusals),
-                      static_cast<unsigned long long>(k.ctrl_restarts),
-                      static_cast<unsigned long long>(k.ctrl_lock_failures),
-                      static_cast<unsigned long long>(k.ctrl_not_full));
-  if (k.order_score >= 0.0)
-    ImGui::Text("sort accuracy S(n) %.4f over %llu dequeues", k.order_score, static_cast<unsigned long long>(k.recorded));
-  else
-    ImGui::TextDisabled("sort accuracy: turn on \"record order\" (Scheduling)");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Kerbl 6.2: the score S(n) of the last slice's dequeue order; 1 = exact priority order.");
-  ImGui::Text("slices        %llu since the queue was built%s", static_cast<unsigned long long>(k.slices),
-              k.stopped_by_host ? ", last stopped by the host" : "");
-  if (k.empty_executions > 0)
-    ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "empty executions %llu: duplicated queue entries",
-                       static_cast<unsigned long long>(k.empty_executions));
+  ImGui::EndTable();
 }
 
 void mse_section(const Session& s, const Session* right, const GuiState& st) {

@@ -187,13 +187,12 @@ void priority_combo(const Session& s, GuiState& st, Target target, const char* l
   }
 }
 
-/// The megakernel's settings (sched/megakernel_settings.h), live while it is the active strategy: every
-/// change is queued (GuiState::queue_megakernel) and read by the next slice; a new segment size or blocks
-/// per SM rebuilds its queue from the film, which is kept. Tooltips cite Kerbl et al. 2012.
-void megakernel_settings(const Session& s, GuiState& st, Target target) {
-  if (!s.megakernel()) return;
-  if (!ImGui::TreeNodeEx("megakernel (Kerbl 2012)", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const MegakernelSettings& m = s.options().megakernel;
+/// The megakernel's settings (sched/megakernel_settings.h), live while a side runs it: every change is
+/// queued (GuiState::queue_megakernel) and read by the next slice; a new segment size or blocks per SM
+/// rebuilds its queue from the film, which is kept. Tooltips cite Kerbl et al. 2012.
+void megakernel_settings(const MegakernelSettings& m, GuiState& st, Target target, const char* title) {
+  const std::string node = std::string(title) + "###megakernel-settings";  // the ID stays when the title changes
+  if (!ImGui::TreeNodeEx(node.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
 
   static const char* const kSegmentSizes[] = {"32", "64", "128", "256", "512"};
   int seg = 0;
@@ -296,11 +295,22 @@ void megakernel_settings(const Session& s, GuiState& st, Target target) {
   ImGui::TreePop();
 }
 
-void scheduling_section(const Session& s, GuiState& st) {
+void scheduling_section(const Session& s, const Session* right, GuiState& st) {
   if (!ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (st.split.on) ImGui::TextDisabled("split view: left side (right: Split view)");
-  strategy_combo(s, st, Target::Left, "strategy");
-  priority_combo(s, st, Target::Left, "priority");
+  const char* const both_tip =
+      "Split view: the right side's strategy and priority are in the Split view section; wave size,\n"
+      "block size and the megakernel's settings apply to both sides, so the two differ only in strategy\n"
+      "and priority (a fair comparison).";
+  if (right) {
+    ImGui::TextDisabled("split view: strategy and priority of the left side");
+    tip(both_tip);
+  }
+  strategy_combo(s, st, Target::Left, right ? "left strategy" : "strategy");
+  priority_combo(s, st, Target::Left, right ? "left priority" : "priority");
+  if (right) {
+    ImGui::TextDisabled("split view: the settings below apply to both sides");
+    tip(both_tip);
+  }
 
   const ScheduleSettings& sched = s.options().schedule;
   uint32_t wave = sched.wave_size;
@@ -308,17 +318,20 @@ void scheduling_section(const Session& s, GuiState& st) {
   if (ImGui::InputScalar("wave size K", ImGuiDataType_U32, &wave, &wave_step, &wave_fast, "%u",
                          ImGuiInputTextFlags_EnterReturnsTrue)) {
     const uint32_t k = std::min(std::max(wave, 1u), kMaxWaveSize);
-    st.queue_on(Target::Left, "Set wave size", [k](Session& session) { session.schedule().wave_size = k; });
+    st.queue_on(Target::Both, "Set wave size", [k](Session& session) { session.schedule().wave_size = k; });
   }
   help_marker("Tasks per priority wave (sorted-waves and the CPU strategies' priority order), 1..2^24.");
   int block = static_cast<int>(sched.block_size);
   if (ImGui::InputInt("block size", &block, 32, 128, ImGuiInputTextFlags_EnterReturnsTrue)) {
     const uint32_t b = static_cast<uint32_t>(std::min(std::max((block + 16) / 32 * 32, 32), 1024));
-    st.queue_on(Target::Left, "Set block size", [b](Session& session) { session.schedule().block_size = b; });
+    st.queue_on(Target::Both, "Set block size", [b](Session& session) { session.schedule().block_size = b; });
   }
   help_marker("GPU threads per block of the task kernels (the megakernel's blocks, controllers included: Kerbl 6.1): "
               "a multiple of 32 in 32..1024.");
-  megakernel_settings(s, st, Target::Left);
+  // Shown while either side runs the megakernel; both sides hold the same settings (GuiState::queue_megakernel).
+  if (s.megakernel() || (right && right->megakernel()))
+    megakernel_settings(s.options().megakernel, st, Target::Both,
+                        right ? "megakernel (Kerbl 2012), both sides" : "megakernel (Kerbl 2012)");
 }
 
 void tonemap_section(GuiState& st, const Display& display) {

@@ -49,8 +49,10 @@ void split_section(const Session& left, const Session* right, GuiState& st) {
   ImGui::PushID("split-right");
   strategy_combo(*right, st, Target::Right, "right strategy");
   priority_combo(*right, st, Target::Right, "right priority");
-  if (right->megakernel()) megakernel_settings(*right, st, Target::Right);
   ImGui::PopID();
+  ImGui::TextDisabled("wave, block size, megakernel: both sides (Scheduling)");
+  tip("For a fair comparison the two sides differ only in strategy and priority: the Scheduling\n"
+      "section's wave size, block size and megakernel settings apply to both.");
   ImGui::SliderFloat("divider", &sp.divider, 0.f, 1.f, "%.3f", ImGuiSliderFlags_AlwaysClamp);
   tip("Fraction of the film's width shown from the left session; or drag the amber line in the image.");
   ImGui::TextDisabled("equal paths: the right side follows the left's budget");
@@ -69,11 +71,8 @@ void split_section(const Session& left, const Session* right, GuiState& st) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(b.c_str());
     };
-    const auto who = [](const Session& s) {
-      return s.strategy().name + "/" + priority_name(s.options().task.priority);
-    };
     char a[32], b[32];
-    row("scheduling", who(left), who(*right));
+    row("scheduling", scheduling_name(left), scheduling_name(*right));
     std::snprintf(a, sizeof a, "%.2f", mean_spp(left));
     std::snprintf(b, sizeof b, "%.2f", mean_spp(*right));
     row("spp", a, b);

@@ -164,6 +164,7 @@ void Viewer::stop_split() {
   state_.split.dragging = false;
   state_.split.mse.clear();
   state_.split.paths_per_second.clear();
+  state_.split.megakernel_rates.clear();
   state_.split.shown_mse_valid = false;
   shown_right_paths_ = shown_right_epoch_ = ~uint64_t{0};
   spdlog::info("split view: off");
@@ -202,11 +203,17 @@ void Viewer::frame() {
                  session_->strategy().name, priority_name(session_->options().task.priority),
                  session_->last().total_paths == paths_before ? "kept" : "reset", paths_before,
                  session_->last().total_paths);
-    if (right_)
+    if (right_) {
       spdlog::info("smoke: frame {}: right now {}/{}, film {} ({} paths before the switch, {} after)", frame_index_,
                    right_->strategy().name, priority_name(right_->options().task.priority),
                    right_->last().total_paths == right_paths_before ? "kept" : "reset", right_paths_before,
                    right_->last().total_paths);
+      // The settings both sides share (app/core/split.h), as each side holds them now.
+      const std::string l = megakernel_settings_json(session_->options().megakernel).dump();
+      const std::string r = megakernel_settings_json(right_->options().megakernel).dump();
+      spdlog::info("smoke: frame {}: megakernel settings {}", frame_index_,
+                   l == r ? "the same on both sides: " + l : "differ: left " + l + ", right " + r);
+    }
   }
   strand_frame();
   const bool strands = state_.strands.active();
@@ -314,9 +321,10 @@ bool Viewer::queue_smoke_actions() {
     if (a.action == "capture") {
       spdlog::info("smoke: frame {}: capture", frame_index_);
       state_.capture_requested = true;  // what F12 and the Screenshot button do
-    } else if (a.action == "priority") {
+    } else if (a.action == "priority") {  // the Scheduling panel's combo: the left side's (as strategy=)
       const std::string name = a.value;
-      state_.queue("Set priority " + name, [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
+      state_.queue_on(Target::Left, "Set priority " + name,
+                      [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
       switched = true;
     } else if (a.action == "split") {
       spdlog::info("smoke: frame {}: split={}", frame_index_, a.value);
@@ -348,9 +356,9 @@ bool Viewer::queue_smoke_actions() {
       switched = true;
     } else if (a.action == "strategy") {
       const std::string name = a.value;
-      state_.queue("Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
+      state_.queue_on(Target::Left, "Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
       switched = true;
-    } else {  // a megakernel setting (parse_smoke_action admits no other action)
+    } else {  // a megakernel setting (parse_smoke_action admits no other action): both sides, as the panel's
       const std::string name = a.action, value = a.value;
       state_.queue_megakernel("Set megakernel " + name + "=" + value,
                               [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });
@@ -502,6 +510,8 @@ void Viewer::render_step() {
     if (budget > 0 && !right_->done()) {
       const FrameStats rs = right_->advance(budget);
       if (rs.step.paths > 0) state_.split.paths_per_second.add(rs.paths_per_second);
+      if (const MegakernelControl* m = right_->megakernel(); m && rs.step.tasks > 0)
+        state_.split.megakernel_rates.add(m->stats(), rs.step.busy_ms, gpu_info().clock_khz);
     }
     const uint64_t l = session_->last().total_paths, r = right_->last().total_paths;
     max_gap_ = std::max(max_gap_, l > r ? l - r : r - l);

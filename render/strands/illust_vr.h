@@ -60,7 +60,8 @@ struct IllustVrParams {
   Vec3 background{1.f};                 ///< [0, 1] per channel (white, like an illustration)
 
   /// Throws InputError("illust-vr", "<field>", "<value> is out of range …"), or for kernel tent
-  /// InputError("illust-vr", "kernel", "tent has no usable Hessian …").
+  /// InputError("illust-vr", "kernel", "tent has no usable Hessian …"): the ray-casting fields first
+  /// (validate_volume_ray), then the curvature, contour and shading ones.
   void validate() const;
 };
 
@@ -74,29 +75,26 @@ struct IllustSample {
 
 struct IllustVr {
   using State = RayState;
+  /// Highest derivative of the field a sample probes (the Hessian, for the curvatures).
+  static constexpr int kDerivatives = 2;
 
-  VolumeView vol;
-  IndexBox box;
-  RayCamera cam;
-  KernelKind kernel = KernelKind::Bspln3;
+  VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, opacity table
   CurvatureConvention convention = CurvatureConvention::Kindlmann;
-  float step = 0.5f, threshold = 0.95f;
   float ka = 0.3f, kd = 0.7f, min_gradient = 1e-3f;
   float thickness = 1.5f, contour_strength = 0.85f;
-  Vec3 contour_color{0.f}, flat_color{0.85f}, background{1.f};
-  Tf1DTable tf;
+  Vec3 contour_color{0.f}, flat_color{0.85f};
   CurvatureTfTable curvature_tf;
 
-  MV_HD uint32_t num_strands() const { return cam.width * cam.height; }
+  MV_HD uint32_t num_strands() const { return ray.num_strands(); }
   MV_HD uint32_t pixel(uint32_t index) const { return index; }
-  MV_HD State init(uint32_t index) const { return start_ray(vol, box, cam, index % cam.width, index / cam.width); }
+  MV_HD State init(uint32_t index) const { return ray.start(index); }
 
   /// The sample at world position `pos` seen along the unit direction `dir`. Curvature and colour are
   /// only computed where the opacity is positive (else rgb = 0, curv invalid).
   MV_HD IllustSample sample(Vec3 pos, Vec3 dir) const {
     IllustSample r;
-    const FieldSample f = probe(vol, kernel, pos, 2);
-    r.alpha = tf.lookup(f.value).a;
+    const FieldSample f = probe(ray.vol, ray.kernel, pos, kDerivatives);
+    r.alpha = ray.tf.lookup(f.value).a;
     if (!(r.alpha > 0.f)) return r;
     r.curv = principal_curvatures(f.gradient, f.hessian, min_gradient);
     if (!r.curv.valid) {
@@ -129,19 +127,19 @@ struct IllustVr {
 
   MV_HD StrandStatus update(State& s) const {
     if (ray_missed(s)) return StrandStatus::Stable;
-    const float t = ray_t(s, step);
-    const IllustSample c = sample(cam.eye + s.dir * t, s.dir);
+    const IllustSample c = sample(ray.sample_position(s), s.dir);
     if (c.alpha > 0.f) composite(s, c.rgb, c.alpha);
-    return advance_ray(s, step, threshold) ? StrandStatus::Stable : StrandStatus::Active;
+    return ray.advance(s) ? StrandStatus::Stable : StrandStatus::Active;
   }
 
-  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray_final_color(s, background); }
+  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray.final_color(s); }
 };
 
 static_assert(std::is_trivially_copyable_v<IllustVr>, "strategies copy workloads to the device");
 
-/// Builds the workload on `volume` (host or device view; only metadata is read). Throws
-/// InputError("illust-vr", field, …) for bad parameters or a volume check_strand_volume refuses.
+/// Builds the workload on `volume` (host or device view; only metadata is read); the ray caster is
+/// make_volume_ray_caster(volume, volume_ray_spec(p, kDerivatives)). Throws InputError("illust-vr", field,
+/// …) for bad parameters or a volume check_strand_volume refuses.
 IllustVr make_illust_vr(const VolumeView& volume, const IllustVrParams& p);
 
 }  // namespace mv

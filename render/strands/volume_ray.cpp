@@ -1,4 +1,5 @@
-// Host helpers of render/strands/volume_ray.h: camera validation and framing.
+// Host helpers of render/strands/volume_ray.h: camera validation and framing, the shared ray caster's
+// validation and factory.
 #include "render/strands/volume_ray.h"
 
 #include <cmath>
@@ -6,6 +7,7 @@
 #include <string>
 
 #include "base/errors.h"
+#include "render/strands/param_check.h"
 
 namespace mv {
 
@@ -123,6 +125,36 @@ void check_strand_volume(const VolumeView& v, KernelKind k, const std::string& c
   for (float m : a.m) ok = ok && std::isfinite(m);
   if (!ok || !(std::fabs(a.determinant()) > 0.f))
     throw InputError(context, "volume", "world_to_index is singular or not finite (use make_view)");
+}
+
+void validate_volume_ray(const VolumeRaySpec& s, const std::string& context) {
+  using namespace param_check;
+  range(context, "width", s.width, 1, 16384);
+  range(context, "height", s.height, 1, 16384);
+  make_ray_camera(s.camera, s.width, s.height, context);
+  range(context, "derivatives", s.derivatives, 1, 2);  // the workload's own constant, not user input
+  if (kernel_max_derivative(s.kernel) < s.derivatives)
+    throw InputError(context, "kernel",
+                     std::string(kernel_name(s.kernel)) + " has no usable Hessian (second derivatives need ctmr or bspln3)");
+  range(context, "step_voxels", s.step_voxels, 0.0, 16.0, true);
+  range(context, "opacity_threshold", s.opacity_threshold, 0.0, 1.0, true);
+  s.tf.validate(context);
+  color(context, "background", s.background);
+}
+
+VolumeRayCaster make_volume_ray_caster(const VolumeView& volume, const VolumeRaySpec& s, const std::string& context) {
+  validate_volume_ray(s, context);
+  check_strand_volume(volume, s.kernel, context);
+  VolumeRayCaster r;
+  r.vol = volume;
+  r.kernel = s.kernel;
+  r.box = field_box(volume, s.kernel);
+  r.cam = make_ray_camera(s.camera, s.width, s.height, context);
+  r.step = s.step_voxels * min_spacing(volume);
+  r.threshold = s.opacity_threshold;
+  r.background = s.background;
+  r.tf = sample_tf1d(s.tf, s.step_voxels, context);
+  return r;
 }
 
 }  // namespace mv

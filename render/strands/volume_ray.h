@@ -15,15 +15,22 @@
 // Compositing (front to back, colours not premultiplied in the transfer functions): with accumulated
 // colour C and opacity A, a sample of colour c and opacity α gives C += (1 − A)·α·c, A += (1 − A)·α. The
 // strand's final colour is C + (1 − A)·background. Early ray termination stops at A ≥ a threshold.
+//
+// VolumeRayCaster bundles all of this for one image: the volume, its field box, the resolved camera, the
+// kernel, the step, the threshold, the background and the step-corrected 1D transfer function. The volume
+// workloads embed it as `ray` and add only their own shading; make_volume_ray_caster builds and validates
+// it from a VolumeRaySpec (volume_ray_spec reads one off a workload's Params).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "render/field/kernel.h"
 #include "render/field/volume.h"
 #include "render/math.h"
+#include "render/strands/transfer_function.h"
 
 namespace mv {
 
@@ -148,6 +155,69 @@ MV_HD MV_INLINE float ipowf(float x, uint32_t n) {
   return r;
 }
 
+/// The ray-casting part of a volume strand workload, shared by vr-lite-cam and illust-vr (each embeds one
+/// as `ray`): one strand per pixel of `cam`, samples every `step` along the pixel's ray clipped to `box`,
+/// composited front to back until A ≥ `threshold`, then over `background`. Built by
+/// make_volume_ray_caster; trivially copyable (no pointers but the volume's samples), so a host-built one
+/// is usable on the device as it is (~2.3 KiB, most of it the 1D table).
+struct VolumeRayCaster {
+  VolumeView vol;                        ///< the volume (samples on the host or the device; world ↔ index)
+  IndexBox box;                          ///< field_box(vol, kernel): rays are clipped to it (index space)
+  RayCamera cam;                         ///< the rays: cam.width × cam.height strands, world units
+  KernelKind kernel = KernelKind::Ctmr;  ///< reconstruction kernel of every probe
+  float step = 0.5f;                     ///< world units between samples (step_voxels · min_spacing(vol)), > 0
+  float threshold = 0.95f;               ///< early ray termination at accumulated opacity ≥ threshold, (0, 1]
+  Vec3 background{0.f};                  ///< linear RGB behind the volume, [0, 1] per channel
+  Tf1DTable tf;                          ///< value → colour and opacity, opacity corrected for `step`
+
+  /// Strands: one per pixel, index = j·width + i (the pixel index itself).
+  MV_HD uint32_t num_strands() const { return cam.width * cam.height; }
+  /// The ray of strand `index` (pixel index % width, index / width), before its first sample.
+  MV_HD RayState start(uint32_t index) const { return start_ray(vol, box, cam, index % cam.width, index / cam.width); }
+  /// World position of the ray's next sample k: eye + t_k·dir (t_k = ray_t(s, step)).
+  MV_HD Vec3 sample_position(const RayState& s) const {
+    const float t = ray_t(s, step);
+    return cam.eye + s.dir * t;
+  }
+  /// Counts the sample just composited; true when the ray is done (advance_ray with step and threshold).
+  MV_HD bool advance(RayState& s) const { return advance_ray(s, step, threshold); }
+  /// The strand's colour: C + (1 − A)·background.
+  MV_HD Vec3 final_color(const RayState& s) const { return ray_final_color(s, background); }
+};
+
+static_assert(std::is_trivially_copyable_v<VolumeRayCaster>, "volume workloads embed it and are copied to the device");
+
+/// What make_volume_ray_caster builds from: the ray-casting fields of a volume workload's parameters
+/// (VrLiteCamParams and IllustVrParams have them under the same names; volume_ray_spec copies them).
+struct VolumeRaySpec {
+  uint32_t width = 1, height = 1;        ///< strands (pixels), [1, 16384] each
+  PinholeCamera camera;                  ///< world units (make_ray_camera's checks)
+  KernelKind kernel = KernelKind::Ctmr;  ///< must have `derivatives` (kernel_max_derivative)
+  int derivatives = 1;                   ///< highest derivative the workload probes: 1 (gradient) or 2 (Hessian)
+  float step_voxels = 0.5f;              ///< step along the ray in voxels (smallest spacing), (0, 16]
+  float opacity_threshold = 0.95f;       ///< early ray termination, (0, 1]
+  TransferFunction1D tf;                 ///< value → colour, opacity per voxel (TransferFunction1D::validate)
+  Vec3 background{0.f};                  ///< linear RGB behind the volume, [0, 1] per channel
+};
+
+/// The VolumeRaySpec of a workload's parameters `p` (a struct with width, height, camera, kernel,
+/// step_voxels, opacity_threshold, tf and background, as VolumeRaySpec documents them) for a workload
+/// that probes up to `derivatives`.
+template <class Params>
+VolumeRaySpec volume_ray_spec(const Params& p, int derivatives) {
+  VolumeRaySpec s;
+  s.width = p.width;
+  s.height = p.height;
+  s.camera = p.camera;
+  s.kernel = p.kernel;
+  s.derivatives = derivatives;
+  s.step_voxels = p.step_voxels;
+  s.opacity_threshold = p.opacity_threshold;
+  s.tf = p.tf;
+  s.background = p.background;
+  return s;
+}
+
 // ---- host helpers (volume_ray.cpp) ----
 
 /// Resolves `c` for a width × height image. Throws InputError(context, "camera.<field>", …) for a
@@ -182,5 +252,17 @@ PinholeCamera ch2_camera();
 /// Refuses a volume a ray-casting strand cannot sample: InputError(context, "volume", …) for null data, an
 /// axis with fewer than 2R samples for the kernel's radius R, or a non-finite world_to_index.
 void check_strand_volume(const VolumeView& v, KernelKind k, const std::string& context);
+
+/// Checks every field of `s`, in this order, throwing InputError(context, field, …) for the first one out
+/// of range: "width", "height" ([1, 16384]), "camera.*" (make_ray_camera), "derivatives" ([1, 2]),
+/// "kernel" (derivatives 2 with a kernel that has no Hessian: tent), "step_voxels", "opacity_threshold", "tf.*"
+/// (TransferFunction1D::validate), "background.r" / ".g" / ".b".
+void validate_volume_ray(const VolumeRaySpec& s, const std::string& context);
+
+/// Builds the ray caster of `s` on `volume` (a host view for the CPU, a device view for the GPU: only its
+/// metadata is read here): validate_volume_ray(s), check_strand_volume(volume, s.kernel), then the field
+/// box, the camera for width × height, step = s.step_voxels · min_spacing(volume) and the 1D table sampled
+/// for s.step_voxels (sample_tf1d). Throws InputError(context, field, …).
+VolumeRayCaster make_volume_ray_caster(const VolumeView& volume, const VolumeRaySpec& s, const std::string& context);
 
 }  // namespace mv

@@ -44,34 +44,30 @@ struct VrLiteCamParams {
   float min_gradient = 1e-6f;           ///< |∇F| below this is unshaded, [0, ∞)
   Vec3 background{0.f};                 ///< linear RGB behind the volume, [0, 1]
 
-  /// Throws InputError("vr-lite-cam", "<field>", "<value> is out of range …") for any field out of range.
+  /// Throws InputError("vr-lite-cam", "<field>", "<value> is out of range …") for any field out of range:
+  /// the ray-casting fields first (validate_volume_ray), then the shading ones.
   void validate() const;
 };
 
 struct VrLiteCam {
   using State = RayState;
+  /// Highest derivative of the field a sample probes (the gradient).
+  static constexpr int kDerivatives = 1;
 
-  VolumeView vol;
-  IndexBox box;
-  RayCamera cam;
-  KernelKind kernel = KernelKind::Ctmr;
-  float step = 0.5f;       ///< world units
-  float threshold = 0.95f;
+  VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, 1D table
   float ka = 0.2f, kd = 0.8f, ks = 0.2f, min_gradient = 1e-6f;
   uint32_t shininess = 16;
-  Vec3 background{0.f};
-  Tf1DTable tf;
 
-  MV_HD uint32_t num_strands() const { return cam.width * cam.height; }
+  MV_HD uint32_t num_strands() const { return ray.num_strands(); }
   MV_HD uint32_t pixel(uint32_t index) const { return index; }
 
-  MV_HD State init(uint32_t index) const { return start_ray(vol, box, cam, index % cam.width, index / cam.width); }
+  MV_HD State init(uint32_t index) const { return ray.start(index); }
 
   /// Shaded colour (rgb) and step-corrected opacity (a) of the sample at world position `pos` seen along
   /// the unit direction `dir`.
   MV_HD Rgba sample(Vec3 pos, Vec3 dir) const {
-    const FieldSample f = probe(vol, kernel, pos, 1);
-    Rgba c = tf.lookup(f.value);
+    const FieldSample f = probe(ray.vol, ray.kernel, pos, kDerivatives);
+    Rgba c = ray.tf.lookup(f.value);
     if (!(c.a > 0.f)) return c;
     const float len = length(f.gradient);
     float shade = ka + kd, spec = 0.f;
@@ -85,20 +81,20 @@ struct VrLiteCam {
 
   MV_HD StrandStatus update(State& s) const {
     if (ray_missed(s)) return StrandStatus::Stable;
-    const float t = ray_t(s, step);
-    const Rgba c = sample(cam.eye + s.dir * t, s.dir);
+    const Rgba c = sample(ray.sample_position(s), s.dir);
     if (c.a > 0.f) composite(s, c.rgb(), c.a);
-    return advance_ray(s, step, threshold) ? StrandStatus::Stable : StrandStatus::Active;
+    return ray.advance(s) ? StrandStatus::Stable : StrandStatus::Active;
   }
 
-  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray_final_color(s, background); }
+  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray.final_color(s); }
 };
 
 static_assert(std::is_trivially_copyable_v<VrLiteCam>, "strategies copy workloads to the device");
 static_assert(std::is_trivially_copyable_v<VrLiteCam::State>, "strand state lives in flat arrays");
 
 /// Builds the workload on `volume` (host view for the CPU, device view for the GPU: only its metadata is
-/// read here). Validates `p` and the volume (check_strand_volume); the step in world units is
+/// read here). Validates `p` and the volume (check_strand_volume); the ray caster is
+/// make_volume_ray_caster(volume, volume_ray_spec(p, kDerivatives)), so the step in world units is
 /// p.step_voxels · min_spacing(volume). Throws InputError("vr-lite-cam", field, …).
 VrLiteCam make_vr_lite_cam(const VolumeView& volume, const VrLiteCamParams& p);
 
