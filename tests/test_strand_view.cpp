@@ -149,7 +149,7 @@ TEST(StrandView, ReplayRevealsStrandsInTheirFinishOrder) {
   const std::vector<uint32_t> image = {11, 12, 13, 14, 15, 16};
   // Strand 4 never finished; the others finished in the order 2, 0, 5, 1, 3.
   const std::vector<uint32_t> order = {1, 3, 0, 4, kStrandNotFinished, 2};
-  StrandReplay replay(image, order, bg);
+  StrandReplay replay(image, order, {}, bg);
   EXPECT_EQ(replay.image(), std::vector<uint32_t>(6, bg));
   EXPECT_FALSE(replay.advance(0.0));
   EXPECT_TRUE(replay.advance(0.5));  // round(3.0) = 3 places: strands 2, 0, 5
