@@ -20,30 +20,14 @@ namespace mv {
 
 /// Block-level sort of a pair loaded canonically into s_keys/s_vals[0, 2S) (load_segment_pair, followed
 /// by a __syncthreads()): every thread of the block must call it. Runs the stages of `method`
-/// (for_each_bitonic_stage), so on return the pair is sorted descending and visible to the whole block.
-/// S: a power of two in [16, 512]. Parallel steps: O(2S/T · log²(2S)) for UnsortedUnsorted,
-/// O(2S/T · log(2S)) for SortedSorted (T = blockDim.x).
-///
-/// Barriers: a stage with stride j ≤ 32 keeps every compare-exchange inside an aligned block of 64
-/// elements whose 32 pairs (32b … 32b + 31) all belong to one warp when T is a multiple of 32 (pair p is
-/// thread p mod T's), so between two such stages each warp only waits for itself (__syncwarp); a block
-/// barrier is needed only before and after a stage with j ≥ 64. Most of a full sort's L(L+1)/2 stages have
-/// j ≤ 32 (40 of 55 at 2S = 1024). With T not a multiple of 32 every stage ends with __syncthreads.
+/// (for_each_bitonic_stage) with a barrier after each, so on return the pair is sorted descending and
+/// visible to the whole block. S: a power of two in [16, 512]. Parallel steps: O(2S/T · log²(2S)) for
+/// UnsortedUnsorted, O(2S/T · log(2S)) for SortedSorted (T = blockDim.x).
 __device__ __forceinline__ void sort_segment_pair(float* s_keys, uint32_t* s_vals, uint32_t S, SortMethod method) {
-  const bool warps_whole = (blockDim.x & 31u) == 0;
-  bool block_synced = true;  // the caller's __syncthreads after the load
   for_each_bitonic_stage(method, S, [&](const BitonicStage& stage) {
-    const bool wide = !warps_whole || stage.j > 32;
-    if (wide && !block_synced) __syncthreads();  // every warp's narrow stages are done before a wide one
     run_bitonic_stage(stage, s_keys, s_vals, threadIdx.x, blockDim.x);
-    if (wide) {
-      __syncthreads();
-    } else {
-      __syncwarp();
-    }
-    block_synced = wide;
+    __syncthreads();
   });
-  if (!block_synced) __syncthreads();  // the sorted pair is visible to the whole block on return
 }
 
 /// One block: for b in [0, batches), the pair A = in[b·2S, b·2S + S), B = in[b·2S + S, (b+1)·2S) with

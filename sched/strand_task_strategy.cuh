@@ -45,9 +45,9 @@ __global__ void init_kernel(StrandTaskView<SW> v, uint32_t groups) {
     v.state[i] = v.workload.init(i);
     v.status[i] = StrandStatus::Active;
     v.steps[i] = 0;
-    if (i < groups) {
-      v.done[i] = 0;
-      v.priority[i] = kUnsampledPriority;
+    if (i < groups) {  // max_steps = 0: no strand may update, so every group is finished from the start
+      v.done[i] = v.max_steps == 0 ? 1 : 0;
+      v.priority[i] = v.max_steps == 0 ? kFinishedPriority : kUnsampledPriority;
     }
   }
 }
@@ -138,8 +138,9 @@ class StrandTaskWorkload {
     }
     std::fill(h_finish_.begin(), h_finish_.end(), kStrandNotFinished);
     h_finish_next_ = 0;
-    std::fill(h_done_.begin(), h_done_.end(), uint8_t{0});
-    std::fill(h_priority_.begin(), h_priority_.end(), kUnsampledPriority);
+    const bool none = view_.max_steps == 0;  // no strand may update: every group is finished from the start
+    std::fill(h_done_.begin(), h_done_.end(), uint8_t{none ? 1 : 0});
+    std::fill(h_priority_.begin(), h_priority_.end(), none ? kFinishedPriority : kUnsampledPriority);
   }
 
   /// Moves (host) or copies (device) the strand arrays into `r` (waits for the device).
@@ -230,7 +231,9 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
       timer->start();
     }
     tw.init();
-    uint64_t finished = 0, steps = 0, executions = 0;
+    // With max_steps = 0 init leaves every group finished, and no strategy would count them finishing: the
+    // megakernel in particular counts a task that does no work as a duplicate entry (its twin ends it).
+    uint64_t finished = s.max_steps == 0 ? groups : 0, steps = 0, executions = 0;
     uint32_t idle = 0;
     while (finished < groups) {
       const uint64_t budget = budget_ == StrandTaskBudget::Unbounded

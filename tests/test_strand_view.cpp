@@ -212,7 +212,10 @@ TEST(StrandViewGpu, EveryGpuStrategyShowsSequentialsMandelbrot) {
     EXPECT_EQ(strand_image_rgba8(o.result), want) << info.name;
     EXPECT_EQ(o.result.steps, seq.result.steps) << info.name;
     EXPECT_TRUE(o.result.timing.cuda_events) << info.name;
-    EXPECT_GT(o.result.timing.launches, 0u) << info.name;
+    if (info.task_groups)  // launches are per step or wave there, not tracked; the notes say what ran
+      EXPECT_NE(o.result.timing.notes.find("task executions"), std::string::npos) << o.result.timing.notes;
+    else
+      EXPECT_GT(o.result.timing.launches, 0u) << info.name;
   }
 }
 
