@@ -142,6 +142,26 @@ TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
 
 // Issue 5's "all nine strategies run in the GUI": the GPU ones through the viewer's path (runner →
 // image → RGBA8) show exactly sequential's mandelbrot.
+// Active strands after each super-step: the survival count of the step counts, downsampled to at most
+// max_points + 1 entries, starting at all strands and ending at 0.
+TEST(StrandView, ActiveStrandsCurveIsTheStepCountsSurvival) {
+  const std::vector<uint32_t> steps = {1, 1, 2, 3, 3, 3, 5, 0};  // one strand never updated
+  // Entry 0: every strand before the first super-step; then the strands with more than k updates.
+  EXPECT_EQ(active_strands_curve(steps), (std::vector<float>{8, 5, 4, 1, 1, 0}));  // k = 0 … 5
+  // Stride 2 (max 5, 3 points): k = 0, 2, 4, then the end.
+  EXPECT_EQ(active_strands_curve(steps, 3), (std::vector<float>{8, 4, 1, 0}));
+  EXPECT_TRUE(active_strands_curve({}).empty());
+  EXPECT_EQ(active_strands_curve({0, 0}), (std::vector<float>{2, 0}));
+  // A long run: never more than max_points + 1 entries, monotone, from N to 0.
+  std::vector<uint32_t> many(10000);
+  for (uint32_t i = 0; i < many.size(); ++i) many[i] = (i * 7919u) % 1901u;
+  const std::vector<float> c = active_strands_curve(many, 256);
+  EXPECT_LE(c.size(), 257u);
+  EXPECT_EQ(c.front(), 10000.f);
+  EXPECT_EQ(c.back(), 0.f);
+  EXPECT_TRUE(std::is_sorted(c.rbegin(), c.rend()));
+}
+
 // The fill-in replay reveals strands in their finish order: nothing at 0, the first round(f·N) places at f,
 // never-finished strands last, everything at 1; it never goes backwards.
 TEST(StrandView, ReplayRevealsStrandsInTheirFinishOrder) {

@@ -147,6 +147,27 @@ bool StrandReplay::advance(double f) {
   return true;
 }
 
+std::vector<float> active_strands_curve(const std::vector<uint32_t>& steps, size_t max_points) {
+  if (steps.empty()) return {};
+  const uint32_t max = *std::max_element(steps.begin(), steps.end());
+  std::vector<uint64_t> count(static_cast<size_t>(max) + 1, 0);  // strands with exactly s updates
+  for (uint32_t s : steps) ++count[s];
+  // survivors[s] = strands with more than s updates, s = 0 … max
+  std::vector<uint64_t> survivors(static_cast<size_t>(max) + 1, 0);
+  uint64_t above = 0;
+  for (size_t s = max + 1; s-- > 0;) {
+    survivors[s] = above;
+    above += count[s];
+  }
+  const size_t points = std::max<size_t>(1, max_points);
+  const uint32_t stride = static_cast<uint32_t>(std::max<uint64_t>(1, (static_cast<uint64_t>(max) + points - 1) / points));
+  std::vector<float> curve;
+  curve.push_back(static_cast<float>(steps.size()));  // before the first super-step every strand is active
+  for (uint64_t k = stride; k <= max; k += stride) curve.push_back(static_cast<float>(survivors[k]));
+  if (curve.size() == 1 || max % stride != 0) curve.push_back(0.f);  // the end: nobody is active after `max`
+  return curve;
+}
+
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   const size_t n = static_cast<size_t>(r.width) * r.height;
   std::vector<uint32_t> out(n, pack_rgba8(heat_color(0.f)));

@@ -102,6 +102,14 @@ class StrandReplay {
   size_t shown_ = 0;
 };
 
+/// Active strands over time in the program's own clock (issue 5 item 5): entry k of the result is the
+/// number of strands still active after super-step k·stride (those with more than k·stride updates),
+/// k = 0 … ceil(max / stride), where stride = max(1, ceil(max / max_points)) and max the largest step
+/// count — at most max_points + 1 entries; entry 0 is the number of strands (every strand starts active).
+/// The same for every strategy (it is the BSP view of the strand program); the strategies differ in how
+/// they pack these strands onto threads. Empty for no strands. max_points ≥ 1.
+std::vector<float> active_strands_curve(const std::vector<uint32_t>& steps, size_t max_points = 256);
+
 /// Runs `r` synchronously (what the worker thread calls): find_strand_workload(r.workload).run(…, image =
 /// true), with the step statistics and the wall clock; exceptions land in StrandOutcome::error.
 StrandOutcome run_strand_request(const StrandRequest& r);

@@ -102,6 +102,7 @@ struct StrandRunRow {
   bool cuda_events = false;         ///< ms by CUDA events (else wall clock)
   uint32_t launches = 0;
   StepStatistics steps;
+  std::vector<float> active_curve;  ///< active_strands_curve of the run (strands active after each super-step)
   std::string error;                ///< the run failed: why (then the numbers are 0)
 };
 

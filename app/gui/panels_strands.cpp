@@ -179,6 +179,15 @@ void runs_tables(StrandState& ss) {
     ImGui::Text("       min %u, max %u, %llu updates", s.min, s.max, static_cast<unsigned long long>(s.total));
     help_marker("Updates per strand until it is stable (Lehmann 2023 Fig 3.2): a high CV means the strands' work "
                 "differs a lot, which the static BSP strategies handle worst.");
+    const std::vector<float>& c = ss.last->active_curve;
+    if (c.size() > 1) {
+      const std::string label = "active strands by super-step (0 .. " + std::to_string(s.max) + ")";
+      ImGui::PlotLines("##active", c.data(), static_cast<int>(c.size()), 0, label.c_str(), 0.f, c.front(),
+                       ImVec2(ImGui::GetContentRegionAvail().x, 60.f));
+      tip("strands still active after each super-step (those needing more updates): the BSP strategies launch "
+          "all threads for every super-step while only these strands work; the long flat tail is what the "
+          "global queue and the task strategies fill with other work");
+    }
   }
   if (ImGui::RadioButton("image", !ss.heat_map)) ss.heat_map = false;
   ImGui::SameLine();

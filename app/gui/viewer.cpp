@@ -797,6 +797,7 @@ void Viewer::strand_finished(StrandOutcome o) {
     row.cuda_events = t.cuda_events;
     row.launches = t.launches;
     row.steps = o.stats;
+    row.active_curve = active_strands_curve(o.result.steps);
     spdlog::info("strands: {} {} {} {:.3f} ms, steps mu {:.3f} sigma {:.3f} cv {:.4f}, {} strands {}x{}, {} "
                  "launches, {} (run {}){}",
                  q.workload, q.strategy, row.grid, t.ms, o.stats.mean, o.stats.sigma, o.stats.cv, o.stats.count,
