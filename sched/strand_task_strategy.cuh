@@ -139,7 +139,7 @@ class StrandTaskWorkload {
     std::fill(h_finish_.begin(), h_finish_.end(), kStrandNotFinished);
     h_finish_next_ = 0;
     const bool none = view_.max_steps == 0;  // no strand may update: every group is finished from the start
-    std::fill(h_done_.begin(), h_done_.end(), uint8_t{none ? 1 : 0});
+    std::fill(h_done_.begin(), h_done_.end(), static_cast<uint8_t>(none ? 1 : 0));
     std::fill(h_priority_.begin(), h_priority_.end(), none ? kFinishedPriority : kUnsampledPriority);
   }
 
