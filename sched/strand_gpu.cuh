@@ -63,6 +63,36 @@ struct StrandGpuVariant {
   bool managed = false;
 };
 
+/// The device side of a run's finish order (StrandRun::finish_order): one ticket per strand and their
+/// counter, shared by the GPU strand strategies and the task strategies on strands.
+class DeviceFinishRecord {
+ public:
+  /// Allocates tickets for n strands (untimed: before the run) and returns where kernels stamp them.
+  FinishTickets allocate(uint32_t n) {
+    ticket_.resize(n);
+    next_.resize(1);
+    n_ = n;
+    return FinishTickets{ticket_.data(), next_.data()};
+  }
+  /// Every ticket kStrandNotFinished and the counter 0, asynchronously on the default stream.
+  void reset() {
+    if (n_ == 0) return;
+    MV_CUDA_CHECK(cudaMemsetAsync(ticket_.data(), 0xff, sizeof(uint32_t) * n_, nullptr));
+    MV_CUDA_CHECK(cudaMemsetAsync(next_.data(), 0, sizeof(unsigned int), nullptr));
+  }
+  /// Copies the n tickets into `out` (resized) and waits for the copy.
+  void download(std::vector<uint32_t>& out) const {
+    out.resize(n_);
+    ticket_.download(out.data(), n_);
+    MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+
+ private:
+  DeviceBuffer<uint32_t> ticket_;
+  DeviceBuffer<unsigned int> next_;
+  uint32_t n_ = 0;
+};
+
 namespace strand_detail {
 
 template <class W>
@@ -285,14 +315,10 @@ class CudaStrands final : public StrandStrategy<W> {
       counter = d_counter.data();
     }
     // Finish order (the viewer's replay): device memory for every variant, all "not finished" at first.
-    DeviceBuffer<uint32_t> d_finish;
-    DeviceBuffer<unsigned int> d_finish_next;
+    DeviceFinishRecord finish;
     if (s.record_finish_order) {
-      d_finish.resize(n);
-      d_finish_next.resize(1);
-      MV_CUDA_CHECK(cudaMemsetAsync(d_finish.data(), 0xff, sizeof(uint32_t) * n, nullptr));
-      MV_CUDA_CHECK(cudaMemsetAsync(d_finish_next.data(), 0, sizeof(unsigned int), nullptr));
-      a.finish = FinishTickets{d_finish.data(), d_finish_next.data()};
+      a.finish = finish.allocate(n);
+      finish.reset();
       r.timing.notes += std::string(r.timing.notes.empty() ? "" : "; ") + "finish order recorded";
     }
     if (v_.permute) {
@@ -378,11 +404,7 @@ class CudaStrands final : public StrandStrategy<W> {
       d_steps.download(r.steps.data(), n);
       MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
-    if (s.record_finish_order) {
-      r.finish_order.resize(n);
-      d_finish.download(r.finish_order.data(), n);
-      MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    }
+    if (s.record_finish_order) finish.download(r.finish_order);
     return r;
   }
 

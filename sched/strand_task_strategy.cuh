@@ -28,6 +28,7 @@
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
 #include "sched/gpu_common.cuh"
+#include "sched/strand_gpu.cuh"
 #include "sched/strand_strategy.h"
 #include "sched/strand_tasks.h"
 #include "sched/strategy.h"
@@ -83,11 +84,7 @@ class StrandTaskWorkload {
       view_.done = d_done_.data();
       view_.priority = d_priority_.data();
       view_.counters = counters_.data();
-      if (s.record_finish_order) {
-        d_finish_.resize(n);
-        d_finish_next_.resize(1);
-        view_.finish = FinishTickets{d_finish_.data(), d_finish_next_.data()};
-      }
+      if (s.record_finish_order) view_.finish = d_finish_.allocate(n);
     } else {
       h_state_.resize(n);
       h_status_.resize(n);
@@ -122,10 +119,7 @@ class StrandTaskWorkload {
     const uint32_t n = view_.strands, g = num_tasks();
     if (side_ == Side::Device) {
       if (n == 0) return;
-      if (view_.finish.ticket) {
-        MV_CUDA_CHECK(cudaMemsetAsync(view_.finish.ticket, 0xff, sizeof(uint32_t) * n, nullptr));
-        MV_CUDA_CHECK(cudaMemsetAsync(view_.finish.next, 0, sizeof(unsigned int), nullptr));
-      }
+      if (view_.finish.ticket) d_finish_.reset();
       const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>((n + 255) / 256, 65535));
       strand_task_detail::init_kernel<SW><<<blocks, 256>>>(view_, g);
       MV_CUDA_CHECK_LAUNCH();
@@ -159,11 +153,8 @@ class StrandTaskWorkload {
     d_state_.download(r.state.data(), n);
     d_status_.download(r.status.data(), n);
     d_steps_.download(r.steps.data(), n);
-    if (view_.finish.ticket) {
-      r.finish_order.resize(n);
-      d_finish_.download(r.finish_order.data(), n);
-    }
     MV_CUDA_CHECK(cudaDeviceSynchronize());
+    if (view_.finish.ticket) d_finish_.download(r.finish_order);
   }
 
  private:
@@ -181,8 +172,7 @@ class StrandTaskWorkload {
   std::vector<float> h_priority_;
   std::vector<uint32_t> h_finish_;
   unsigned int h_finish_next_ = 0;
-  DeviceBuffer<uint32_t> d_finish_;
-  DeviceBuffer<unsigned int> d_finish_next_;
+  DeviceFinishRecord d_finish_;
   DeviceBuffer<State> d_state_;
   DeviceBuffer<StrandStatus> d_status_;
   DeviceBuffer<uint32_t> d_steps_;

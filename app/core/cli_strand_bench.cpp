@@ -12,6 +12,7 @@
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
 #include "app/core/plot.h"
+#include "app/core/strand_view.h"
 #include "app/core/strand_workloads.h"
 #include "render/gpu.h"
 #include "sched/strand_stats.h"
@@ -61,16 +62,6 @@ uint64_t strands_hash(const StrandResult& r) {
   const uint64_t a = fnv1a64(r.status.data(), r.status.size() * sizeof(StrandStatus));
   const uint64_t b = fnv1a64(r.steps.data(), r.steps.size() * sizeof(uint32_t));
   return a ^ (b * 1099511628211ull);
-}
-
-/// "n,b" or "n,b,c" for the grid a GPU strategy ran with; the quantum and priority of a task strategy;
-/// "-" otherwise.
-std::string grid_cell(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
-  if (info.task_groups) return strand_task_text(s);
-  if (!info.uses_grid) return "-";
-  if (g.automatic) return "auto";
-  return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
-                             : fmt::format("{},{}", g.blocks, g.threads);
 }
 
 /// Lehmann 2023 Appendix A: best speed-up over sequential per benchmark and strategy (Tesla V100 against
@@ -206,7 +197,7 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
     if (!m.repeats_agree) problems.push_back(fmt::format("{} on {}: repeats differ", info->name, w.name));
     const std::string speedup = seq_ms > 0.0 && m.t.median > 0.0 ? fmt::format("{:.2f}x", seq_ms / m.t.median) : "-";
     fmt::print("{:<33} {:>20} {:>10.3f} {:>10.3f} {:>10.3f} {:>8} {:>9.3f} {:>9.3f} {:>6.3f} {:>16} {:>9}{}\n", info->name,
-               grid_cell(*info, m.last.grid, s), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
+               strand_grid_text(*info, m.last.grid, s), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
                st.mean, st.sigma, st.cv, fmt::format("{:016x}", image), speedup,
                m.last.notes.empty() ? "" : "  (" + m.last.notes + ")");
     std::fflush(stdout);
@@ -361,7 +352,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
              "min ms", "stddev ms", "speed-up", "configs", "paper V100 (App. A)");
   for (const Best& b : best)
     fmt::print("{:<33} {:>20} {:>11.3f} {:>10.3f} {:>10.3f} {:>8.2f}x {:>8} {:>20}\n", b.info->name,
-               grid_cell(*b.info, b.grid, b.settings), b.t.median, b.t.min, b.t.stddev,
+               strand_grid_text(*b.info, b.grid, b.settings), b.t.median, b.t.min, b.t.stddev,
                b.t.median > 0 ? seq.t.median / b.t.median : 0.0, b.configs, paper_cell(w.name, b.info->name));
   std::fflush(stdout);
 }

@@ -123,7 +123,9 @@ std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.
 /// every count is 0).
 std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
 
-/// "auto" or the grid the strategy used: "n,b" (or "n,b,c" for the global queues); "-" for the CPU ones.
+/// What a run was configured with, for tables, panels and sidecars: "auto" or the grid a GPU strategy used,
+/// "n,b" (or "n,b,c" for the global queues); a task strategy's quantum and group priority
+/// (strand_task_text, e.g. "q16,most-remaining"); "-" for the CPU strategies.
 std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s);
 
 /// The run as JSON (the capture sidecar's body): workload, strategy (with its paper section), size, the

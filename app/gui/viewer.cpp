@@ -863,9 +863,13 @@ void Viewer::show_strand_image() {
       strand_replay_.reset();
     }
   }
+  upload_strand_pixels(w, h);
+}
+
+void Viewer::upload_strand_pixels(int width, int height) {
   try {
-    display_.show_image(strand_pixels_.data(), w, h,
-                        std::string("host upload \xC2\xB7 strand ") + (ss.heat_map ? "steps heat map" : "image"));
+    display_.show_image(strand_pixels_.data(), width, height,
+                        std::string("host upload \xC2\xB7 strand ") + (strand_heat_shown_ ? "steps heat map" : "image"));
   } catch (const std::exception& e) {
     state_.report("Display", e);
   }
@@ -877,13 +881,7 @@ void Viewer::take_strand_capture() {
     strand_replay_->advance(1.0);
     strand_pixels_ = strand_replay_->image();
     strand_replay_.reset();
-    try {
-      const StrandResult& r = strand_shown_->result;
-      display_.show_image(strand_pixels_.data(), static_cast<int>(r.width), static_cast<int>(r.height),
-                          std::string("host upload \xC2\xB7 strand ") + (strand_heat_shown_ ? "steps heat map" : "image"));
-    } catch (const std::exception& e) {
-      state_.report("Display", e);
-    }
+    upload_strand_pixels(static_cast<int>(strand_shown_->result.width), static_cast<int>(strand_shown_->result.height));
   }
   try {
     if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");

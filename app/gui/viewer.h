@@ -82,6 +82,8 @@ class Viewer {
   void strand_finished(StrandOutcome o);
   /// Uploads the shown run's image or step heat map when it changed (black before the first run).
   void show_strand_image();
+  /// Uploads strand_pixels_ (width × height) for display; a failure goes to the error panel.
+  void upload_strand_pixels(int width, int height);
   void take_strand_capture();
   bool strand_busy() const { return strand_runner_ && strand_runner_->busy(); }
 
