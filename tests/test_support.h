@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "app/core/session.h"
+#include "base/errors.h"
 #include "render/gpu.h"
 #include "render/patch_workload.h"
 #include "render/scene.h"
@@ -174,6 +176,29 @@ inline std::vector<float> render_mean_image(PatchWorkload& w, const std::string&
   }
   w.make_current(Side::Host);
   return w.film().mean_rgb();
+}
+
+/// Runs `f`, expecting an InputError whose file is `file`, whose field is `field`, whose message starts
+/// with "file: field: " (each part only when not empty) and contains every string in `parts`; returns the
+/// message (empty after a failure).
+inline std::string expect_input_error(const std::function<void()>& f, const std::string& file, const std::string& field,
+                                      const std::vector<std::string>& parts = {}) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file) << e.what();
+    EXPECT_EQ(e.field(), field) << e.what();
+    const std::string what = e.what();
+    const std::string prefix = (file.empty() ? "" : file + ": ") + (field.empty() ? "" : field + ": ");
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    for (const std::string& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' not in: " << what;
+    return what;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not an InputError: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no error; expected one naming " << file << " and " << field;
+  return "";
 }
 
 }  // namespace mv::test

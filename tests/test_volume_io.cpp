@@ -30,6 +30,8 @@
 namespace mv {
 namespace {
 
+using test::expect_input_error;
+
 namespace fs = std::filesystem;
 using test::TempDir;
 
@@ -66,27 +68,6 @@ void expect_transform(const Affine3& a, Vec3 c0, Vec3 c1, Vec3 c2, Vec3 o) {
   for (int r = 0; r < 3; ++r) EXPECT_NEAR(a.origin[r], o[r], 1e-5f) << "origin[" << r << "]";
 }
 
-/// Runs `f`, expecting an InputError whose file is `file`, whose field is `field` and whose message
-/// contains every string in `parts`; returns the message.
-std::string expect_input_error(const std::function<void()>& f, const std::string& file, const std::string& field,
-                               const std::vector<std::string>& parts = {}) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), file) << e.what();
-    EXPECT_EQ(e.field(), field) << e.what();
-    const std::string what = e.what();
-    const std::string prefix = (file.empty() ? "" : file + ": ") + (field.empty() ? "" : field + ": ");
-    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
-    for (const std::string& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' not in: " << what;
-    return what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "not an InputError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no error; expected one naming " << file << " and " << field;
-  return "";
-}
 
 // ---------------------------------------------------------------------------------------------------
 // NRRD, written with Teem

@@ -26,27 +26,9 @@
 namespace mv {
 namespace {
 
+using test::expect_input_error;
 using test::kEyeDistance;
 using test::kSphereRadius;
-
-/// Runs f, expects an InputError whose file and field are the given ones and whose text contains `parts`.
-std::string expect_input_error(const std::function<void()>& f, const std::string& file, const std::string& field,
-                               const std::vector<std::string>& parts = {}) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), file) << e.what();
-    EXPECT_EQ(e.field(), field) << e.what();
-    const std::string what = e.what();
-    for (const std::string& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' not in: " << what;
-    return what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "not an InputError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no error; expected one naming " << file << " and " << field;
-  return "";
-}
 
 float max_abs_diff(Vec3 a, Vec3 b) { return fmaxf(fabsf(a.x - b.x), fmaxf(fabsf(a.y - b.y), fabsf(a.z - b.z))); }
 
