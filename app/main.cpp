@@ -70,6 +70,22 @@ CLI::Validator number_check(const std::string& what, Ok ok) {
 /// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
 void add_megakernel_options(CLI::App& app, Common& c) {
   MegakernelSettings& m = c.session.megakernel;
+  app.add_option_function<std::string>(
+         "--queue", [&m](const std::string& v) { m.queue = parse_queue_design(v); },
+         "megakernel: queue design: buckets (default; priority rings), quanta (priority-proportional sample "
+         "batches) or kerbl (Kerbl 2012's sorted ring, for the paper's experiments)")
+      ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
+      ->default_str("buckets");
+  app.add_option("--buckets", m.buckets, "megakernel, queue buckets: priority rings K")
+      ->check(number_check<uint32_t>("in [2, 32]", [](uint32_t v) { return v >= 2 && v <= 32; }))
+      ->capture_default_str();
+  app.add_option("--age-period", m.age_period,
+                 "megakernel, queue buckets: every n-th claim of a worker serves the lowest ring (0: off)")
+      ->check(number_check<uint32_t>("0 or in [2, 65536]", [](uint32_t v) { return v == 0 || (v >= 2 && v <= 65536); }))
+      ->capture_default_str();
+  app.add_option("--quantum-max", m.quantum_max, "megakernel, queue quanta: largest sample batches per visit Q")
+      ->check(number_check<uint32_t>("in [2, 64]", [](uint32_t v) { return v >= 2 && v <= 64; }))
+      ->capture_default_str();
   app.add_option("--segment-size", m.segment_size, "megakernel: entries per queue segment S (Kerbl 3.2)")
       ->check(number_check<uint32_t>("a power of two in [32, 512]",
                                      [](uint32_t v) { return v >= 32 && v <= 512 && (v & (v - 1)) == 0; }))
@@ -120,6 +136,9 @@ void report(const std::string& message) {
 }
 
 const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
+
+/// The viewer's target spp without --spp: the reference images' sample count (assets/*.json).
+constexpr uint32_t kViewerTargetSpp = 65536;
 
 void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_session_options(app, c);
@@ -180,6 +199,11 @@ CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
   cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")->check(CLI::PositiveNumber);
+  cmd->add_option("--budget", r.budget,
+                  "stop after this fraction of the full budget (every patch at the target) was traced, e.g. 0.4 "
+                  "for Kerbl 2012's Figs 6-7")
+      ->check(number_check<double>("a number in (0, 1]", [](double v) { return v > 0.0 && v <= 1.0; }));
+  cmd->add_option("--heat-out", r.heat_out, "also write the heat map of samples per patch as this PNG");
   cmd->add_option("--out", r.out, "output PNG; the EXR goes beside it")->required();
   return cmd;
 }
@@ -212,6 +236,11 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
   cmd->add_option("--interval-ms", m.interval_ms, "busy time between records")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--goal-spp", m.goal_spp,
+                  "time to quality: the goal is uniform's MSE at this mean spp; prints each series' time and "
+                  "samples to reach it relative to uniform's")
+      ->check(number_check<double>("a finite number in (0, 1048576]",
+                                   [](double v) { return std::isfinite(v) && v > 0.0 && v <= 1048576.0; }));
   cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P-time.png, P-samples.png")->required();
   return cmd;
 }
@@ -365,6 +394,17 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")->capture_default_str();
   cmd->add_flag("!--measure-durations", b.static_duration,
                 "§5.3 measured task durations instead of the known static one (§5.4)");
+  cmd->add_option("--queue", b.queue,
+                  "queue design of the sorted runs: buckets (the program's default), quanta, or kerbl (the paper's "
+                  "controller; FIFO runs are always Kerbl's ring without a controller)")
+      ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
+      ->capture_default_str();
+  cmd->add_option("--buckets", b.buckets, "priority rings K of queue buckets")
+      ->check(number_check<uint32_t>("in [2, 32]", [](uint32_t v) { return v >= 2 && v <= 32; }))
+      ->capture_default_str();
+  cmd->add_option("--order-log", b.order_log,
+                  "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "
+                  "from which tools/order_score.py recomputes each run's S(n)");
   cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv and P.png")->required();
   return cmd;
 }
@@ -416,6 +456,9 @@ int run(int argc, char** argv) {
 
   if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
     gui.session = finish(viewer_c);
+    // The viewer is for watching the priorities work: without --spp it keeps refining up to the
+    // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
+    if (gui.session.task.target_spp == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
     return run_gui(gui);
   }

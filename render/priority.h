@@ -72,11 +72,15 @@ MV_HD MV_INLINE float pixel_priority_term(PriorityFunction f, Vec3 old_sum, uint
   }
 }
 
-/// Samples per pixel before the variance estimate is trusted (Variance, RelativeError): below it a patch is ranked
+/// Samples per pixel before the variance estimate is trusted (Variance, RelativeError): target / 16 clamped
+/// to [4, 32] (32 at the experiments' 512 spp; a long progressive target does not delay the priorities). Below it a patch is ranked
 /// above every adaptive priority, least-sampled first. Without this floor a pixel whose first samples
 /// happen to agree (a rare caustic missed twice) has an estimated variance of 0 and is starved forever;
 /// production samplers guard the same way ("adaptive min samples" in Cycles).
-MV_HD MV_INLINE uint32_t variance_min_spp(uint32_t target) { return target / 16u > 4u ? target / 16u : 4u; }
+MV_HD MV_INLINE uint32_t variance_min_spp(uint32_t target) {
+  const uint32_t m = target / 16u;
+  return m < 4u ? 4u : (m > 32u ? 32u : m);
+}
 
 /// Patch priority from the summed per-pixel terms, the pixel count and the patch's new spp.
 MV_HD MV_INLINE float patch_priority(PriorityFunction f, float term_sum, int pixels, uint32_t spp, uint32_t target) {

@@ -1,5 +1,17 @@
-// GPU strategy `megakernel`: the priority megakernel of Kerbl 2012 (§3–§5, §6.3).
+// GPU strategy `megakernel`: the priority megakernel of Kerbl 2012 (§3–§5, §6.3), with three queue designs
+// (MegakernelSettings::queue):
+//  - `kerbl`: the paper's design, described below: one segmented ring, sorted by controller blocks.
+//  - `buckets` (default): K rings as a calendar queue over priority bands behind one ring of urgent tasks
+//    (sched/priority_table.h, claim_ring_warp in sched/work_queue.cuh); workers serve the most urgent
+//    non-empty band, so urgent tasks run again before the others' next turn. Block 0 only keeps house.
+//  - `quanta`: one FIFO ring; each visit runs a priority-proportional number of sample batches drawn
+//    from the task's credit and the rank of its priority (sched/priority_table.h); block 0 keeps the
+//    histogram's rank table current.
+// Kerbl's ring turns over faster on an H100 than controllers can merge it, so under `kerbl` every live
+// task still runs once per turn-over and the sample allocation stays uniform (docs/perf.md); the other two
+// change where the samples go at the rate the GPU consumes tasks.
 //
+// The `kerbl` design:
 // A persistent kernel runs one slice per step. Its grid holds as many blocks as can be resident at once
 // (occupancy × SMs, launched cooperatively so that co-residency is guaranteed or the launch fails):
 //  - block 0 is the controller (§3.1, §4.3): with all its threads it repeatedly locks a pair of adjacent
@@ -46,6 +58,7 @@
 #include "sched/bitonic_block.cuh"
 #include "sched/gpu_common.cuh"
 #include "sched/megakernel_settings.h"
+#include "sched/priority_table.h"
 #include "sched/score.h"
 #include "sched/strategy.h"
 #include "sched/work_queue.cuh"
@@ -60,9 +73,7 @@ struct SliceParams {
   long long watchdog_cycles = 0;         ///< bound of every busy-wait
   long long host_poll_cycles = 0;        ///< how often block 0 reads the host stop flag
   const int* host_stop = nullptr;        ///< mapped pinned memory (device pointer)
-  float* record = nullptr;               ///< dequeued keys by ticket − record_base (null: off)
-  unsigned long long record_base = 0;
-  uint32_t record_cap = 0;
+  OrderRecord record;                    ///< the slice's execution order (record.key null: off)
   uint32_t worker_warps = 0;
   uint32_t controllers = 1;              ///< controller blocks P (blocks 0 … P−1); 1 when controller == 0
   int controller = 1;
@@ -74,6 +85,14 @@ struct SliceParams {
   float buffer_multiplier = 1.f;
   int pull_forward = 0;                  ///< MegakernelSettings::pull_forward
   uint32_t pull_distance = 4;
+  // ---- QueueDesign::Buckets and ::Quanta (sched/priority_table.h) ----
+  int design = 0;                        ///< QueueDesign
+  uint32_t age_period = 0;               ///< Buckets: every age_period-th claim serves the lowest ring
+  uint32_t quantum_max = 4;              ///< Quanta: Q
+  int* hist = nullptr;                   ///< [kPriorityBins] live tasks per priority bin
+  float* bin_quantum = nullptr;          ///< [kPriorityBins] mean quantum of a bin (controller-written)
+  float* credit = nullptr;               ///< [num tasks] Quanta: fractional batches carried over
+  long long table_cycles = 0;            ///< how often the controller recomputes the table
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -86,7 +105,7 @@ __device__ bool finish_task(const View& v, const QueueView& q, const SliceParams
                             long long cycles) {
   if (paths == 0) {
     // The task was already finished when dequeued: a duplicate entry. Its twin accounts for `live`.
-    atomicAdd(&q.ctl->empty_executions, 1ull);
+    atomicAdd(&q.main->empty_executions, 1ull);
     return true;
   }
   const bool measure = sp.collect_metadata && sp.static_task_cycles == 0;
@@ -102,7 +121,7 @@ __device__ bool finish_task(const View& v, const QueueView& q, const SliceParams
   // run_task_warp wrote patch_spp/priority in this lane and ended with __syncwarp (film writes of all
   // lanes ordered before what this lane does next).
   if (v.finished(task)) {
-    DeviceAtomic<int>(q.ctl->live).fetch_sub(1, cuda::memory_order_relaxed);  // termination only
+    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);  // termination only
     return true;
   }
   return enqueue(q, v.priority[task], task, estimate, sp.collect_metadata != 0, sp.watchdog_cycles);
@@ -121,7 +140,7 @@ __device__ void worker_warp(const View& v, const QueueView& q, const SliceParams
       if (DeviceAtomic<unsigned long long>(q.ctl->reserved).fetch_add(1ull, cuda::memory_order_relaxed) <
           sp.budget) {
         Dequeued d;
-        if (dequeue(q, sp.watchdog_cycles, d, sp.record, sp.record_base, sp.record_cap)) {
+        if (dequeue(q, sp.watchdog_cycles, d, sp.record)) {
           if (d.task < q.num_tasks) task = d.task;
           else raise_error(q, kErrBadTask, d.ticket);
         }
@@ -138,7 +157,209 @@ __device__ void worker_warp(const View& v, const QueueView& q, const SliceParams
     if (lane == 0) finish_task(v, q, sp, task, paths, t1 - t0);
     __syncwarp();
   }
-  if (lane == 0) atomicAdd(&q.ctl->workers_exited, 1u);
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+// ---- QueueDesign::Buckets and ::Quanta ----
+
+/// Moves one live task's count in the priority histogram from its old priority's bin to its new one's,
+/// or removes it when the task finished (one lane).
+__device__ MV_INLINE void move_priority_bin(int* hist, float old_p, float new_p, bool finished) {
+  const uint32_t a = priority_bin(old_p);
+  if (finished) {
+    atomicSub(&hist[a], 1);
+    return;
+  }
+  const uint32_t b = priority_bin(new_p);
+  if (a != b) {
+    atomicSub(&hist[a], 1);
+    atomicAdd(&hist[b], 1);
+  }
+}
+
+/// After `paths` were traced in one visit of `task` (whose priority was `old_p` before it): the quanta's
+/// histogram, then finish or re-enqueue (buckets: into its new priority band's ring) (one lane).
+template <class View>
+__device__ bool finish_ranked(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
+                              float old_p) {
+  if (paths == 0) {
+    atomicAdd(&q.main->empty_executions, 1ull);
+    return true;
+  }
+  const float p = v.priority[task];
+  const bool done = v.finished(task);
+  if (q.rings == 1) move_priority_bin(sp.hist, old_p, p, done);  // quanta's live distribution
+  if (done) {
+    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
+    return true;
+  }
+  uint32_t ring = 0;
+  if (q.rings > 1) {  // buckets: urgent, or the band's ring in the calendar window
+    DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
+    uint32_t cur = cur_band.load(cuda::memory_order_relaxed);
+    if (p < kUrgentPriority) {
+      // A priority above the window moves the window up to it, but only while the bands that would then
+      // share a ring with its new first ones (the old window's last cur − band bands) are empty: otherwise
+      // their entries would run as the most urgent ones and, re-entering at the far end, again and again.
+      // Else the task joins band cur.
+      const uint32_t band = priority_band(p), width = q.rings - 1u;
+      if (band < cur) {
+        bool free = true;
+        if (cur != kNoBand) {
+          const uint32_t d = cur - band < width ? cur - band : width;
+          for (uint32_t j = 0; j < d && free; ++j) {
+            const uint32_t r = 1u + (cur + width - 1u - j) % width;
+            free = DeviceAtomic<int>(q.ctl[r].avail).load(cuda::memory_order_relaxed) == 0;
+          }
+        }
+        if (free) {
+          const uint32_t before = cur_band.fetch_min(band, cuda::memory_order_relaxed);
+          cur = before < band ? before : band;
+        }
+      }
+    }
+    ring = bucket_ring(p, cur, q.rings);
+  }
+  return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
+}
+
+/// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
+__device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
+  return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
+}
+
+/// QueueDesign::Buckets: the warp claims the front task of the most urgent non-empty band (every
+/// age_period-th claim: of the fullest ring), executes it once and re-enqueues it into its new priority
+/// band's ring (claim_ring_warp, window_band).
+template <class View>
+__device__ void worker_warp_buckets(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  uint32_t claims = 0;
+  for (;;) {
+    int go = lane == 0 ? static_cast<int>(reserve_work(q, sp, 1ull)) : 0;
+    if (!__shfl_sync(kFull, go, 0)) break;
+    const bool lowest = sp.age_period != 0 && ++claims % sp.age_period == 0;
+    const int ring = claim_ring_warp(q, sp.watchdog_cycles, lowest);
+    if (ring < 0) break;
+    uint32_t task = kNoTask;
+    float old_p = 0.f;
+    if (lane == 0) {
+      Dequeued d;
+      if (take_claimed(q.ring(static_cast<uint32_t>(ring)), sp.watchdog_cycles, d, sp.record)) {
+        if (d.task < q.num_tasks) {
+          task = d.task;
+          old_p = v.priority[task];
+          if (lowest) atomicAdd(&q.main->aged_claims, 1ull);
+        } else {
+          raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    __syncwarp();
+    const uint32_t paths = v.run_task_warp(task);
+    if (lane == 0) finish_ranked(v, q, sp, task, paths, old_p);
+    __syncwarp();
+  }
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+/// QueueDesign::Quanta: the warp dequeues the front task, draws its quantum k from its priority's mean
+/// quantum and its credit (draw_quantum), runs k batches back to back (k = 0: re-enqueues it untouched,
+/// a yield) and re-enqueues it at the back. The slice's budget counts batches, not visits.
+template <class View>
+__device__ void worker_warp_quanta(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  for (;;) {
+    uint32_t task = kNoTask, k = 0;
+    float old_p = 0.f;
+    if (lane == 0 && reserve_work(q, sp, 1ull)) {
+      Dequeued d;
+      if (dequeue(q, sp.watchdog_cycles, d, sp.record)) {
+        if (d.task < q.num_tasks) {
+          task = d.task;
+          old_p = v.priority[task];
+          float c = sp.credit[task];
+          k = draw_quantum(c, __ldcg(&sp.bin_quantum[priority_bin(old_p)]), sp.quantum_max);
+          sp.credit[task] = c;  // only the visiting warp touches a task's credit
+          DeviceAtomic<unsigned long long> reserved(q.main->reserved);
+          if (k == 0) {
+            reserved.fetch_sub(1ull, cuda::memory_order_relaxed);  // a yield costs no budget
+            atomicAdd(&q.main->yields, 1ull);
+          } else if (k > 1) {
+            reserved.fetch_add(k - 1ull, cuda::memory_order_relaxed);
+          }
+        } else {
+          raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    k = __shfl_sync(kFull, k, 0);
+    __syncwarp();
+    if (k == 0) {
+      if (lane == 0) enqueue(q, old_p, task, 0, false, sp.watchdog_cycles);
+      __syncwarp();
+      continue;
+    }
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint32_t p = v.run_task_warp(task);  // same value in every lane: the loop stays uniform
+      paths += p;
+      if (p == 0) break;  // finished within the quantum
+    }
+    if (lane == 0) finish_ranked(v, q, sp, task, paths, old_p);
+    __syncwarp();
+  }
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+/// Block-wide exclusive suffix sum: returns Σ of `v` over the threads with a larger index, and the
+/// block's total in `total`. `warp_sums` is 32 words of shared memory. All threads must call it.
+__device__ MV_INLINE uint32_t block_suffix_sum(uint32_t v, uint32_t* warp_sums, uint32_t& total) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = (blockDim.x + 31u) >> 5;
+  uint32_t x = v;  // inclusive suffix within the warp
+  for (uint32_t off = 1; off < 32; off <<= 1) {
+    const uint32_t t = __shfl_down_sync(kFull, x, off);
+    if (lane + off < 32) x += t;
+  }
+  if (lane == 0) warp_sums[warp] = x;
+  __syncthreads();
+  uint32_t above = 0, all = 0;
+  for (uint32_t w = 0; w < warps; ++w) {
+    all += warp_sums[w];
+    if (w > warp) above += warp_sums[w];
+  }
+  __syncthreads();  // warp_sums may be reused by the next call
+  total = all;
+  return above + x - v;
+}
+
+/// The whole block: turns the histogram into the table bin → mean quantum of sched/priority_table.h. Reads the histogram as it is (counts move while it runs: a transient error of
+/// a few tasks' rank). Bins of thread t: [t·c, t·c + c), c = ⌈kPriorityBins / blockDim.x⌉.
+__device__ MV_INLINE void compute_priority_table(const int* hist, float* bin_quantum, uint32_t quantum_max,
+                                                 uint32_t* warp_sums) {
+  const uint32_t chunk = (kPriorityBins + blockDim.x - 1) / blockDim.x;
+  const uint32_t lo = min(threadIdx.x * chunk, kPriorityBins), hi = min(lo + chunk, kPriorityBins);
+  uint32_t mine = 0;
+  for (uint32_t b = lo; b < hi; ++b) {
+    const int c = __ldcg(&hist[b]);
+    mine += c > 0 ? static_cast<uint32_t>(c) : 0u;
+  }
+  uint32_t live = 0;
+  uint32_t above = block_suffix_sum(mine, warp_sums, live);
+  for (uint32_t b = hi; b-- > lo;) {
+    const int c = __ldcg(&hist[b]);
+    const uint32_t n = c > 0 ? static_cast<uint32_t>(c) : 0u;
+    const float u = priority_mid_rank(above, n, live);
+    __stcg(&bin_quantum[b], priority_quantum(u, quantum_max));
+    above += n;
+  }
 }
 
 /// Block 0's shared decision state (thread 0 decides, the block follows).
@@ -172,14 +393,17 @@ __device__ MV_INLINE int controller_plan(const QueueView& q, const SliceParams& 
                                          ControllerShared& cs) {
   QueueControl& c = *q.ctl;
   if (aborted(q)) return kExit;
-  const unsigned int exited = DeviceAtomic<unsigned int>(c.workers_exited).load(cuda::memory_order_relaxed);
+  const unsigned int exited = DeviceAtomic<unsigned int>(q.main->workers_exited).load(cuda::memory_order_relaxed);
   if (exited >= sp.worker_warps) return kExit;
   const unsigned long long head = DeviceAtomic<unsigned long long>(c.head).load(cuda::memory_order_relaxed);
   const unsigned long long tail = DeviceAtomic<unsigned long long>(c.tail).load(cuda::memory_order_relaxed);
   const long long now = clock64();
-  // Progress watchdog: some dequeue or some worker exit within every watchdog period.
-  if (head != me.last_head || exited != me.last_exited) {
-    me.last_head = head;
+  // Progress watchdog: some dequeue or reservation (any ring) or some worker exit within every watchdog
+  // period.
+  const unsigned long long progress =
+      head + DeviceAtomic<unsigned long long>(q.main->reserved).load(cuda::memory_order_relaxed);
+  if (progress != me.last_head || exited != me.last_exited) {
+    me.last_head = progress;
     me.last_exited = exited;
     me.progress_t = now;
   } else if (now - me.progress_t > sp.watchdog_cycles) {
@@ -429,6 +653,41 @@ inline __device__ void controller_block(const QueueView& q, const SliceParams& s
   }
 }
 
+/// QueueDesign::Buckets and ::Quanta: block 0 keeps the slice's housekeeping (exit, progress watchdog,
+/// host stop flag: controller_plan with sorting off) and recomputes the table every table_cycles.
+inline __device__ void table_controller_block(const QueueView& q, const SliceParams& sp) {
+  __shared__ ControllerShared cs;
+  __shared__ int action;
+  __shared__ uint32_t warp_sums[32];
+  ControllerLocal me;
+  long long last = 0;
+  if (threadIdx.x == 0) {
+    me.progress_t = clock64();
+    me.poll_t = me.progress_t - sp.host_poll_cycles - 1;
+    last = me.progress_t;
+  }
+  for (;;) {
+    if (threadIdx.x == 0) {
+      action = controller_plan(q, sp, me, cs);  // sp.controller == 0: kExit or kIdle
+      const long long now = clock64();
+      if (action != kExit && now - last >= sp.table_cycles) {
+        action = kEvaluate;
+        last = now;
+      }
+    }
+    __syncthreads();
+    const int a = action;
+    if (a == kExit) break;
+    if (a == kEvaluate && sp.design == static_cast<int>(QueueDesign::Quanta)) {
+      compute_priority_table(sp.hist, sp.bin_quantum, sp.quantum_max, warp_sums);
+      if (threadIdx.x == 0) atomicAdd(&q.main->table_passes, 1ull);
+    } else if (threadIdx.x == 0) {
+      __nanosleep(500);
+    }
+    __syncthreads();  // nobody may still read `action` when thread 0 writes it again
+  }
+}
+
 /// Register cap of the persistent kernel. Unbounded, the patch-task instance takes 86 registers: 5 blocks
 /// of 128 threads per SM, where the `uniform` kernel (79) fits 6; the occupancy difference alone cost
 /// 7 % of throughput on an H100 (docs/perf.md). 80 registers give the same 6 blocks (256-register
@@ -440,8 +699,16 @@ template <class View>
 __global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, QueueView q, SliceParams sp) {
   extern __shared__ uint32_t mk_smem[];
   if (blockIdx.x < sp.controllers) {
-    const uint32_t S = q.segment_size();
-    controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S, blockIdx.x);
+    if (sp.design != static_cast<int>(QueueDesign::Kerbl)) {
+      table_controller_block(q, sp);
+    } else {
+      const uint32_t S = q.segment_size();
+      controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S, blockIdx.x);
+    }
+  } else if (sp.design == static_cast<int>(QueueDesign::Buckets)) {
+    worker_warp_buckets(v, q, sp);
+  } else if (sp.design == static_cast<int>(QueueDesign::Quanta)) {
+    worker_warp_quanta(v, q, sp);
   } else {
     worker_warp(v, q, sp);
   }
@@ -450,6 +717,7 @@ __global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, Q
 /// Resets the per-slice words of QueueControl. (The non-template kernels here are `static`: this header
 /// is included by several translation units, without relocatable device code.)
 static __global__ void begin_slice_kernel(QueueControl* c) {
+  c->record_next = 0;
   c->reserved = 0;
   c->workers_exited = 0;
   c->stop = 0;
@@ -504,6 +772,43 @@ static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, 
   }
 }
 
+/// Rebuild (Buckets, Quanta): counts the live list's priorities into the zeroed histogram.
+static __global__ void priority_hist_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                            int* hist) {
+  const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    atomicAdd(&hist[priority_bin(priority[list[i]])], 1);
+}
+
+/// Rebuild (Buckets, Quanta): the table from the histogram, by one block (the controller's own code).
+static __global__ void priority_table_kernel(const int* hist, float* bin_quantum, uint32_t quantum_max) {
+  __shared__ uint32_t warp_sums[32];
+  compute_priority_table(hist, bin_quantum, quantum_max, warp_sums);
+}
+
+/// Rebuild (Buckets): cur = the most urgent band of the live list's ranked (not urgent) priorities;
+/// kNoBand when there is none.
+static __global__ void first_band_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                         QueueControl* main) {
+  const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (priority[list[i]] < kUrgentPriority) atomicMin(&main->cur_band, priority_band(priority[list[i]]));
+}
+
+/// Rebuild (Buckets): flags[i] = list entry i belongs to ring k of the window that starts at cur.
+static __global__ void ring_flags_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                         const QueueControl* main, uint32_t rings, uint32_t k, uint8_t* flags,
+                                         uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    flags[i] = i < static_cast<uint32_t>(*n_live_ptr) && bucket_ring(priority[list[i]], main->cur_band, rings) == k;
+}
+
+/// Rebuild (several rings): the shared live count.
+static __global__ void set_live_kernel(QueueControl* main, int live) {
+  main->live = live;
+}
+
 /// RAII int in mapped pinned host memory: the host writes it while a kernel reads it (stop requests).
 class MappedFlag {
  public:
@@ -542,6 +847,13 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   const MegakernelSettings& settings() const override { return settings_; }
   const MegakernelStats& stats() const override { return stats_; }
 
+  /// The last slice's execution order when record_order is on (else empty), entry i the i-th visit:
+  /// its priority key, its task and its ticket in its ring (QueueDesign::Buckets: each ring counts its
+  /// own tickets). order_score(recorded_keys()) is stats().order_score.
+  const std::vector<float>& recorded_keys() const { return order_keys_; }
+  const std::vector<uint32_t>& recorded_tasks() const { return order_tasks_; }
+  const std::vector<unsigned long long>& recorded_tickets() const { return order_tickets_; }
+
   /// Asks the running slice to stop early (any thread; no effect when no slice runs). The slice ends
   /// cleanly: in-flight tasks complete and re-enqueue.
   void request_stop() {
@@ -564,14 +876,22 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.watchdog_cycles = static_cast<long long>(settings_.watchdog_seconds * clock_khz_ * 1000.0);
     sp.host_poll_cycles = static_cast<long long>(20e-6 * clock_khz_ * 1000.0);  // every ~20 µs
     sp.host_stop = stop_flag_->device();
-    sp.controllers = settings_.controller ? settings_.controllers : 1u;
+    const bool kerbl = settings_.queue == QueueDesign::Kerbl;
+    sp.controllers = kerbl && settings_.controller ? settings_.controllers : 1u;
     if (sp.controllers >= grid_)
       throw InputError("", "controllers",
                        std::to_string(sp.controllers) + " controller blocks leave no worker in a grid of " +
                            std::to_string(grid_) + " blocks");
     worker_warps_ = (grid_ - sp.controllers) * (block_ / 32);
     sp.worker_warps = worker_warps_;
-    sp.controller = settings_.controller;
+    sp.controller = kerbl && settings_.controller;
+    sp.design = static_cast<int>(settings_.queue);
+    sp.age_period = settings_.age_period;
+    sp.quantum_max = settings_.quantum_max;
+    sp.hist = hist_.data();
+    sp.bin_quantum = bin_quantum_.data();
+    sp.credit = credit_.data();
+    sp.table_cycles = static_cast<long long>(2e-6 * clock_khz_ * 1000.0);  // every ~2 µs
     sp.time_management = settings_.time_management;
     sp.collect_metadata = settings_.collect_metadata;
     sp.wave_aware = settings_.wave_aware_buffer;
@@ -582,9 +902,13 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.buffer_multiplier = settings_.buffer_multiplier;
     if (settings_.record_order) {
       record_.resize(settings_.record_capacity);
-      sp.record = record_.data();
-      sp.record_cap = settings_.record_capacity;
-      sp.record_base = head_;
+      record_task_.resize(settings_.record_capacity);
+      record_ticket_.resize(settings_.record_capacity);
+      sp.record.key = record_.data();
+      sp.record.task = record_task_.data();
+      sp.record.ticket = record_ticket_.data();
+      sp.record.cap = settings_.record_capacity;
+      sp.record.base = rings_ == 1 ? head_ : 0;
     }
 
     TaskCounters* counters = w.device_counters();
@@ -612,8 +936,14 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     st.busy_ms = timer.elapsed_ms();
     TaskCounters tc;
     MV_CUDA_CHECK(cudaMemcpy(&tc, counters, sizeof(tc), cudaMemcpyDeviceToHost));
-    mk::QueueControl c;
-    MV_CUDA_CHECK(cudaMemcpy(&c, ctl_.data(), sizeof(c), cudaMemcpyDeviceToHost));
+    std::vector<mk::QueueControl> rings(rings_);
+    MV_CUDA_CHECK(cudaMemcpy(rings.data(), ctl_.data(), sizeof(mk::QueueControl) * rings_, cudaMemcpyDeviceToHost));
+    mk::QueueControl c = rings[0];  // the shared words; head, tail and avail summed over the rings below
+    for (uint32_t k = 1; k < rings_; ++k) {
+      c.head += rings[k].head;
+      c.tail += rings[k].tail;
+      c.avail += rings[k].avail;
+    }
     if (c.error != mk::kErrNone) {
       valid_ = false;  // the queue may be inconsistent: rebuild from the film at the next step
       throw CudaError("megakernel watchdog: " + std::string(mk::megakernel_error_name(c.error)) + " (block " +
@@ -652,9 +982,13 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       stop_flag_ptr_.store(stop_flag_.get());
     }
     const uint32_t S = settings_.segment_size;
-    if (num_tasks == num_tasks_ && S == segment_size_ && block == block_ && settings_.blocks_per_sm == blocks_per_sm_set_)
+    const uint32_t rings = settings_.queue == QueueDesign::Buckets ? settings_.buckets : 1u;
+    if (num_tasks == num_tasks_ && S == segment_size_ && block == block_ &&
+        settings_.blocks_per_sm == blocks_per_sm_set_ && settings_.queue == design_ && rings == rings_)
       return;
     valid_ = false;
+    design_ = settings_.queue;
+    rings_ = rings;
     num_tasks_ = num_tasks;
     segment_size_ = S;
     block_ = block;
@@ -668,18 +1002,25 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     uint32_t cap_log2 = 0, s_log2 = 0;
     while ((1ull << cap_log2) < cap) ++cap_log2;
     while ((1u << s_log2) < S) ++s_log2;
-    key_.resize(cap);
-    task_.resize(cap);
-    seq_.resize(cap);
+    // One ring, or K of the same shape back to back (QueueView::ring).
+    key_.resize(cap * rings);
+    task_.resize(cap * rings);
+    seq_.resize(cap * rings);
     const uint32_t segs = static_cast<uint32_t>(cap >> s_log2);
-    seg_state_.resize(segs);
-    seg_sorted_.resize(segs);
-    seg_estimate_.resize(segs);
+    seg_state_.resize(size_t(segs) * rings);
+    seg_sorted_.resize(size_t(segs) * rings);
+    seg_estimate_.resize(size_t(segs) * rings);
     task_min_.resize(num_tasks);
-    ctl_.resize(1);
+    ctl_.resize(rings);
+    hist_.resize(kPriorityBins);
+    bin_quantum_.resize(kPriorityBins);
+    credit_.resize(num_tasks);
     queue_ = mk::QueueView{key_.data(),        task_.data(),     seq_.data(), seg_state_.data(),
                            seg_sorted_.data(), seg_estimate_.data(), task_min_.data(), ctl_.data(),
                            cap_log2,           s_log2,           num_tasks};
+    queue_.main = ctl_.data();
+    queue_.rings = rings;
+    queue_.locking = design_ == QueueDesign::Kerbl;
     // Grid: everything that fits at once (co-residency is what lets warps spin on each other).
     smem_bytes_ = size_t(2) * S * (sizeof(float) + sizeof(uint32_t));
     const void* kernel = reinterpret_cast<const void*>(&mk::megakernel_kernel<View>);
@@ -732,12 +1073,49 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
     MV_CUDA_CHECK(cudaMemsetAsync(task_min_.data(), 0xff, task_min_.bytes()));
     const mk::QueueView q = queue_;
-    mk::init_ring_kernel<<<1024, 256>>>(q, v.priority, list_.data(), count_.data());
-    MV_CUDA_CHECK_LAUNCH();
-    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data(), settings_.rebuild_sorted);
-    MV_CUDA_CHECK_LAUNCH();
+    if (design_ == QueueDesign::Quanta) {
+      // The live priority distribution and its table, from the controller's own code.
+      hist_.zero();
+      credit_.zero();
+      mk::priority_hist_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), hist_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      mk::priority_table_kernel<<<1, 256>>>(hist_.data(), bin_quantum_.data(), settings_.quantum_max);
+      MV_CUDA_CHECK_LAUNCH();
+    }
     int live = 0;
-    MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+    if (rings_ == 1) {
+      mk::init_ring_kernel<<<1024, 256>>>(q, v.priority, list_.data(), count_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data(), settings_.rebuild_sorted);
+      MV_CUDA_CHECK_LAUNCH();
+      MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+    } else {
+      // Each live task enters the ring of its priority's bin, in the list's order (a stable partition).
+      ring_list_.resize(n);
+      ring_count_.resize(rings_);
+      MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
+      mk::first_band_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      for (uint32_t k = 0; k < rings_; ++k) {
+        mk::ring_flags_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_, k,
+                                                        flags_.data(), n);
+        MV_CUDA_CHECK_LAUNCH();
+        bytes = temp_.size();
+        MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, list_.data(), flags_.data(), ring_list_.data(),
+                                                 ring_count_.data() + k, static_cast<int>(n)));
+        const mk::QueueView r = q.ring(k);
+        mk::init_ring_kernel<<<1024, 256>>>(r, v.priority, ring_list_.data(), ring_count_.data() + k);
+        MV_CUDA_CHECK_LAUNCH();
+        mk::init_segments_kernel<<<(r.segment_slots() + 255) / 256, 256>>>(r, ring_count_.data() + k,
+                                                                           settings_.rebuild_sorted);
+        MV_CUDA_CHECK_LAUNCH();
+      }
+      std::vector<int> counts(rings_);
+      ring_count_.download(counts.data(), rings_);
+      for (int c : counts) live += c;
+      mk::set_live_kernel<<<1, 1>>>(ctl_.data(), live);
+      MV_CUDA_CHECK_LAUNCH();
+    }
     live_ = static_cast<uint32_t>(live);
     head_ = 0;
     valid_ = true;
@@ -774,7 +1152,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     s.registers = registers_;
     s.capacity = static_cast<uint32_t>(queue_.capacity());
     s.queue_length = c.tail - c.head;
-    s.dequeues = c.head - head_;
+    s.dequeues = c.head - head_;  // head summed over the rings (step)
     s.tasks_per_second = st.busy_ms > 0 ? st.tasks / st.busy_ms * 1000.0 : 0.0;
     s.stopped_by_host = stopped_by_host;
     ++s.slices;
@@ -789,14 +1167,24 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     s.ctrl_restarts = c.ctrl_restarts;
     s.ctrl_not_full = c.ctrl_not_full;
     s.empty_executions = c.empty_executions;
+    s.yields = c.yields;
+    s.aged_claims = c.aged_claims;
+    s.table_passes = c.table_passes;
     s.order_score = -1.0;
     s.recorded = 0;
+    order_keys_.clear();
+    order_tasks_.clear();
+    order_tickets_.clear();
     if (settings_.record_order && s.dequeues > 0) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(s.dequeues, settings_.record_capacity));
-      std::vector<float> keys(n);
-      record_.download(keys.data(), n);
+      order_keys_.resize(n);
+      order_tasks_.resize(n);
+      order_tickets_.resize(n);
+      record_.download(order_keys_.data(), n);
+      record_task_.download(order_tasks_.data(), n);
+      record_ticket_.download(order_tickets_.data(), n);
       MV_CUDA_CHECK(cudaDeviceSynchronize());
-      s.order_score = order_score(keys);
+      s.order_score = order_score(order_keys_);
       s.recorded = n;
     }
   }
@@ -824,6 +1212,19 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   DeviceBuffer<uint32_t> task_min_;
   DeviceBuffer<mk::QueueControl> ctl_;
   DeviceBuffer<float> record_;
+  DeviceBuffer<uint32_t> record_task_;
+  DeviceBuffer<unsigned long long> record_ticket_;
+  std::vector<float> order_keys_;
+  std::vector<uint32_t> order_tasks_;
+  std::vector<unsigned long long> order_tickets_;
+  // QueueDesign::Buckets and ::Quanta
+  QueueDesign design_ = QueueDesign::Kerbl;
+  uint32_t rings_ = 1;
+  DeviceBuffer<int> hist_;
+  DeviceBuffer<float> bin_quantum_;
+  DeviceBuffer<float> credit_;
+  DeviceBuffer<uint32_t> ring_list_;
+  DeviceBuffer<int> ring_count_;
   uint64_t head_ = 0;  ///< head after the last slice (record base)
   uint32_t live_ = 0;  ///< unfinished tasks after the last slice
   // rebuild scratch

@@ -11,9 +11,55 @@
 
 namespace mv {
 
+/// How the megakernel's workers order the tasks they execute (MegakernelSettings::queue).
+enum class QueueDesign : uint32_t {
+  /// Kerbl 2012 exactly: one segmented ring, every task re-enqueued at the back, controller blocks sort
+  /// pairs of segments (§3–§5). Every live task runs once per turn-over of the ring, so on a GPU that
+  /// turns the ring over faster than the controllers merge it the sample allocation stays uniform
+  /// (docs/perf.md); kept for the paper's experiments (sched-bench, sort-bench, Figs 3–5).
+  Kerbl = 0,
+  /// K FIFO rings: urgent tasks, then a calendar queue over priority bands (sched/priority_table.h);
+  /// workers serve the most urgent non-empty band, every age_period-th claim of a warp the fullest ring.
+  Buckets = 1,
+  /// One FIFO ring; a task draws priority-proportional quanta of sample batches per visit, through a
+  /// per-task credit (0: it yields this visit) (sched/priority_table.h).
+  Quanta = 2,
+};
+inline constexpr int kNumQueueDesigns = 3;
+
+/// "kerbl", "buckets", "quanta".
+inline const char* queue_design_name(QueueDesign d) {
+  switch (d) {
+    case QueueDesign::Kerbl: return "kerbl";
+    case QueueDesign::Buckets: return "buckets";
+    case QueueDesign::Quanta: return "quanta";
+  }
+  return "?";
+}
+
+/// Parses a queue design name; throws InputError("", "queue", ...) listing the names.
+inline QueueDesign parse_queue_design(const std::string& name) {
+  for (int i = 0; i < kNumQueueDesigns; ++i)
+    if (name == queue_design_name(static_cast<QueueDesign>(i))) return static_cast<QueueDesign>(i);
+  throw InputError("", "queue", "\"" + name + "\" is not one of kerbl, buckets, quanta");
+}
+
 /// Settings of the megakernel beyond ScheduleSettings (block_size is taken from there). Changing
 /// segment_size or blocks_per_sm rebuilds the queue at the next step; the others apply to the next slice.
 struct MegakernelSettings {
+  /// Queue design. Changing it rebuilds the queue at the next step (the film is kept).
+  QueueDesign queue = QueueDesign::Buckets;
+  /// `buckets`: number of rings K, [2, 32]: one of urgent tasks and a calendar window of K − 1 priority
+  /// bands of at most a factor 1.25 each, four an octave (K = 32: 7.75 octaves of priority; lower ones
+  /// wait in the last band).
+  uint32_t buckets = 32;
+  /// `buckets`: every age_period-th claim of a worker warp takes the ring with the most waiting entries
+  /// instead of the most urgent one, so no task waits for ever whatever the priorities (0: never; else
+  /// [2, 65536]).
+  uint32_t age_period = 32;
+  /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
+  /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
+  uint32_t quantum_max = 4;
   /// Segment size S (§3.2): a power of two in [32, 512]. The paper's runs use 256.
   uint32_t segment_size = 256;
   /// The controller sorts (§4.3). false: the queue runs in plain FIFO order (the fair comparison).
@@ -74,6 +120,12 @@ struct MegakernelSettings {
     if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
     if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
     if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
+    if (buckets < 2 || buckets > 32) bad("buckets", std::to_string(buckets) + " is not in [2, 32]");
+    if (age_period == 1 || age_period > 65536)
+      bad("age_period", std::to_string(age_period) + " is not 0 (off) or in [2, 65536]");
+    if (quantum_max < 2 || quantum_max > 64)
+      bad("quantum_max", std::to_string(quantum_max) + " is not in [2, 64]");
+    if (static_cast<uint32_t>(queue) >= static_cast<uint32_t>(kNumQueueDesigns)) bad("queue", "unknown queue design");
     if (pull_distance < 1 || pull_distance > 1024)
       bad("pull_distance", std::to_string(pull_distance) + " is not in [1, 1024]");
   }
@@ -106,6 +158,9 @@ struct MegakernelStats {
   uint64_t ctrl_restarts = 0;
   uint64_t ctrl_not_full = 0;
   uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
+  uint64_t yields = 0;            ///< `quanta`: visits that ran no batch (credit below one batch)
+  uint64_t aged_claims = 0;       ///< `buckets`: claims that served the lowest non-empty ring
+  uint64_t table_passes = 0;      ///< `buckets`, `quanta`: controller passes over the priority histogram
 };
 
 /// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and

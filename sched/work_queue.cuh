@@ -56,6 +56,7 @@
 #include <cstdint>
 
 #include "base/common.h"
+#include "sched/priority_table.h"
 
 namespace mv::mk {
 
@@ -120,6 +121,11 @@ struct QueueControl {
   alignas(128) unsigned long long lock_collisions;     ///< worker accesses that met a locked segment
   unsigned long long wait_cycles;                      ///< worker cycles spent waiting on locked segments
   unsigned long long empty_executions;                 ///< dequeued tasks that were already finished (must be 0)
+  unsigned long long yields;                           ///< `quanta`: visits that ran no batch
+  unsigned long long aged_claims;                      ///< `buckets`: claims served from the lowest ring
+  unsigned long long table_passes;                     ///< controller passes over the priority histogram
+  alignas(128) unsigned long long record_next;         ///< several rings: next index of the order record
+  alignas(128) unsigned int cur_band;                  ///< several rings: the most urgent band with waiting tasks
 };
 
 /// Everything device code needs of the queue; trivially copyable kernel parameter.
@@ -131,10 +137,19 @@ struct QueueView {
   uint32_t* seg_sorted = nullptr;         ///< [R] lap + 1 when the segment of that lap is sorted, else other
   unsigned long long* seg_estimate = nullptr;  ///< [R] (lap + 1) << 32 | ~min task cycles; atomicMax
   uint32_t* task_min_cycles = nullptr;    ///< [num tasks] §5.3.1: shortest measured duration, kUnknownCycles
-  QueueControl* ctl = nullptr;
+  QueueControl* ctl = nullptr;            ///< this ring's head, tail and avail
   uint32_t capacity_log2 = 0;             ///< C = 2^capacity_log2
   uint32_t segment_log2 = 0;              ///< S = 2^segment_log2
   uint32_t num_tasks = 0;
+  /// The words all rings share: live, the slice's reservations, stop, abort, errors and statistics
+  /// (ring 0's control block; == ctl for a single ring).
+  QueueControl* main = nullptr;
+  /// Rings laid out back to back (MegakernelSettings::queue = buckets: K; otherwise 1): ring k's
+  /// arrays start k·C (entries) and k·R (segments) into the ones above, its control block at ctl + k.
+  uint32_t rings = 1;
+  /// Workers take the segment state word shared around each dequeue (§3.3). Needed only while a
+  /// controller may lock segments to sort them (QueueDesign::Kerbl).
+  bool locking = true;
 
   MV_HD uint64_t capacity() const { return 1ull << capacity_log2; }
   MV_HD uint32_t segment_size() const { return 1u << segment_log2; }
@@ -144,6 +159,20 @@ struct QueueView {
   MV_HD uint32_t seg_slot(uint64_t k) const { return static_cast<uint32_t>(k & (segment_slots() - 1)); }
   /// Lap tag (lap + 1, 0 = never) of absolute segment k: what seg_sorted and seg_estimate must hold.
   MV_HD uint32_t seg_tag(uint64_t k) const { return static_cast<uint32_t>((k >> (capacity_log2 - segment_log2)) + 1); }
+  /// Ring k's view (k < rings): same shape, same shared words.
+  MV_HD QueueView ring(uint32_t k) const {
+    QueueView r = *this;
+    const uint64_t e = uint64_t(k) << capacity_log2;
+    const uint32_t g = k << (capacity_log2 - segment_log2);
+    r.key += e;
+    r.task += e;
+    r.seq += e;
+    r.seg_state += g;
+    r.seg_sorted += g;
+    r.seg_estimate += g;
+    r.ctl += k;
+    return r;
+  }
 };
 
 /// Packs a buffer-time estimate for atomicMax: the newest lap wins, within a lap the shortest duration.
@@ -161,18 +190,18 @@ template <class T>
 using DeviceAtomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
 
 __device__ MV_INLINE bool aborted(const QueueView& q) {
-  return DeviceAtomic<int>(q.ctl->abort).load(cuda::memory_order_relaxed) != 0;
+  return DeviceAtomic<int>(q.main->abort).load(cuda::memory_order_relaxed) != 0;
 }
 
 /// Records the first error of the slice and makes every loop of every block exit (abort), and every
 /// later reservation fail (stop bias).
 __device__ MV_INLINE void raise_error(const QueueView& q, uint32_t code, unsigned long long detail) {
-  if (atomicCAS(&q.ctl->error, 0u, code) == 0u) {
-    q.ctl->error_block = blockIdx.x;
-    q.ctl->error_detail = detail;
+  if (atomicCAS(&q.main->error, 0u, code) == 0u) {
+    q.main->error_block = blockIdx.x;
+    q.main->error_detail = detail;
   }
-  DeviceAtomic<int>(q.ctl->abort).store(1, cuda::memory_order_relaxed);
-  DeviceAtomic<unsigned long long>(q.ctl->reserved).fetch_add(kStopBias, cuda::memory_order_relaxed);
+  DeviceAtomic<int>(q.main->abort).store(1, cuda::memory_order_relaxed);
+  DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(kStopBias, cuda::memory_order_relaxed);
 }
 
 /// One bounded busy-wait: exponential __nanosleep backoff (32 ns … max_sleep_ns), the global abort flag,
@@ -270,8 +299,8 @@ __device__ MV_INLINE bool claim(const QueueView& q, long long watchdog) {
       if (avail.fetch_sub(1, cuda::memory_order_relaxed) > 0) return true;
       avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo
     }
-    if (DeviceAtomic<int>(q.ctl->live).load(cuda::memory_order_relaxed) <= 0) return false;
-    if (DeviceAtomic<int>(q.ctl->stop).load(cuda::memory_order_relaxed) != 0) {
+    if (DeviceAtomic<int>(q.main->live).load(cuda::memory_order_relaxed) <= 0) return false;
+    if (DeviceAtomic<int>(q.main->stop).load(cuda::memory_order_relaxed) != 0) {
       // Stop while waiting for work: give up; nothing was taken.
       return false;
     }
@@ -299,22 +328,30 @@ __device__ MV_INLINE bool acquire_segment_shared(const QueueView& q, uint32_t se
     }
     state.fetch_sub(1, cuda::memory_order_relaxed);
   }
-  atomicAdd(&q.ctl->lock_collisions, 1ull);
-  atomicAdd(&q.ctl->wait_cycles, static_cast<unsigned long long>(spin.elapsed()));
+  atomicAdd(&q.main->lock_collisions, 1ull);
+  atomicAdd(&q.main->wait_cycles, static_cast<unsigned long long>(spin.elapsed()));
   return ok;
 }
 
-/// Dequeues the front entry (one thread). `record`, if not null, receives the key at index
-/// ticket − record_base when that is below record_cap (the slice's dequeue order, for the score).
-/// Returns false on empty-and-done, stop or abort; the claim is then not taken.
-__device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeued& out, float* record,
-                                  unsigned long long record_base, uint32_t record_cap) {
-  if (!claim(q, watchdog)) return false;
+/// Where dequeues are recorded (the execution order, for S(n) and the order log): entry i of a slice goes
+/// to key[i], task[i] and ticket[i] for i < cap. With one ring i is the ticket − base (the head's order);
+/// with several rings i comes from a shared counter (QueueControl::record_next) in claim order.
+struct OrderRecord {
+  float* key = nullptr;                 ///< null: recording off
+  uint32_t* task = nullptr;
+  unsigned long long* ticket = nullptr; ///< the ring's ticket of the entry
+  unsigned long long base = 0;
+  uint32_t cap = 0;
+};
+
+/// Takes ring q's front ticket after a successful claim() on it (one thread) and records it in `rec`.
+/// Returns false on abort (the claim is then lost with the aborted slice).
+__device__ MV_INLINE bool take_claimed(const QueueView& q, long long watchdog, Dequeued& out, const OrderRecord& rec) {
   const unsigned long long p =
       DeviceAtomic<unsigned long long>(q.ctl->head).fetch_add(1ull, cuda::memory_order_relaxed);
   const uint32_t s = q.slot(p);
   const uint32_t ss = q.seg_slot(p >> q.segment_log2);
-  if (!acquire_segment_shared(q, ss, p, watchdog)) return false;
+  if (q.locking && !acquire_segment_shared(q, ss, p, watchdog)) return false;
   DeviceAtomic<unsigned long long> seq(q.seq[s]);
   // Acquire: pairs with the enqueuer's release of p + 1 (its key/task writes become visible).
   if (seq.load(cuda::memory_order_acquire) != p + 1) {
@@ -326,20 +363,93 @@ __device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeu
         break;
       }
     if (!ok) {
-      DeviceAtomic<int>(q.seg_state[ss]).fetch_sub(1, cuda::memory_order_relaxed);
+      if (q.locking) DeviceAtomic<int>(q.seg_state[ss]).fetch_sub(1, cuda::memory_order_relaxed);
       return false;
     }
   }
   out.key = q.key[s];
   out.task = q.task[s];
   out.ticket = p;
-  if (record && p >= record_base && p - record_base < record_cap) record[p - record_base] = out.key;
+  if (rec.key) {
+    const unsigned long long i =
+        q.rings == 1 ? p - rec.base : atomicAdd(&q.main->record_next, 1ull);
+    if (p >= rec.base && i < rec.cap) {
+      rec.key[i] = out.key;
+      rec.task[i] = out.task;
+      rec.ticket[i] = p;
+    }
+  }
   // Release: our reads of key/task happen before the next lap's enqueuer writes the slot.
   seq.store(p + q.capacity(), cuda::memory_order_release);
   // Release, and only after the slot is marked consumed: once the controller can lock this segment it
   // sees seq == p + C and will not sort the slot (otherwise it could move our entry to an unread slot).
-  DeviceAtomic<int>(q.seg_state[ss]).fetch_sub(1, cuda::memory_order_release);
+  if (q.locking) DeviceAtomic<int>(q.seg_state[ss]).fetch_sub(1, cuda::memory_order_release);
   return true;
+}
+
+/// Dequeues the front entry of a single ring (one thread): claim() then take_claimed().
+/// Returns false on empty-and-done, stop or abort; the claim is then not taken.
+__device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeued& out, const OrderRecord& rec) {
+  if (!claim(q, watchdog)) return false;
+  return take_claimed(q, watchdog, out, rec);
+}
+
+/// Several rings (QueueDesign::Buckets, a calendar queue over priority bands, sched/priority_table.h):
+/// the whole warp claims one entry of the urgent ring 0 if it has one, else of the most urgent non-empty
+/// band in the window [cur, cur + W − 1] (ring 1 + j mod W holds band j), and moves cur there; with
+/// `aged`, of the ring with the most waiting entries instead (ageing: bands that wait long grow, and a
+/// few claims serve them whatever their priority). Lane l < rings reads ring l's avail, so one round trip
+/// finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
+/// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort).
+__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = rings - 1u;
+  const unsigned band_bits = width == 32 ? kFull : (1u << width) - 1u;
+  // Progress while waiting: any warp's new reservation (it finished a task).
+  Spin spin(watchdog, kErrEmptyQueue, 0, 4096, &q.main->reserved);
+  for (;;) {
+    uint32_t cur = lane == 0 ? DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed) : 0u;
+    cur = __shfl_sync(kFull, cur, 0);
+    const int a = lane < rings ? DeviceAtomic<int>(q.ctl[lane].avail).load(cuda::memory_order_relaxed) : 0;
+    const unsigned mask = __ballot_sync(kFull, a > 0);
+    int ring = -1;
+    uint32_t band = cur;
+    if (mask && aged) {
+      const int most = __reduce_max_sync(kFull, a);
+      ring = __ffs(__ballot_sync(kFull, a == most && a > 0)) - 1;
+    } else if (mask & 1u) {
+      ring = 0;  // urgent first
+    } else if (mask) {
+      const uint32_t o = cur == kNoBand ? 0u : cur % width;  // the ring of band cur, rotated to bit 0
+      const unsigned m = mask >> 1;
+      const unsigned rot = o == 0 ? m : ((m >> o) | (m << (width - o))) & band_bits;
+      const uint32_t f = static_cast<uint32_t>(__ffs(rot) - 1);
+      ring = static_cast<int>(1u + (o + f) % width);
+      band = cur == kNoBand ? cur : cur + f;
+    }
+    if (lane == 0) {
+      if (ring >= 0) {
+        DeviceAtomic<int> avail(q.ctl[ring].avail);
+        if (avail.fetch_sub(1, cuda::memory_order_relaxed) > 0) {
+          if (band != kNoBand && band > cur)
+            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
+        } else {
+          avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo, look again
+          ring = -1;
+        }
+      }
+      if (ring < 0) {
+        if (DeviceAtomic<int>(q.main->live).load(cuda::memory_order_relaxed) <= 0 ||
+            DeviceAtomic<int>(q.main->stop).load(cuda::memory_order_relaxed) != 0)
+          ring = -2;
+        else if (!mask && !spin.next(q))
+          ring = -2;
+      }
+    }
+    ring = __shfl_sync(kFull, ring, 0);
+    if (ring >= 0) return ring;
+    if (ring == -2) return -1;
+  }
 }
 
 /// Controller: tries to take a segment exclusively (CAS 0 → kLocked). Acquire on success: every worker

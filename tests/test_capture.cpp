@@ -163,6 +163,7 @@ TEST(CaptureGpu, MegakernelSidecarCarriesItsSettingsAndStatistics) {
   o.megakernel.segment_size = 32;
   o.megakernel.controllers = 2;
   o.megakernel.record_order = true;
+  o.megakernel.queue = QueueDesign::Kerbl;  // controller blocks count only there
   Session s(o);
   s.advance();
   const CaptureResult r = capture(s, ToneMapSettings{}, dir / "shots");
@@ -172,6 +173,7 @@ TEST(CaptureGpu, MegakernelSidecarCarriesItsSettingsAndStatistics) {
   EXPECT_EQ(m["settings"]["segment_size"], 32);
   EXPECT_EQ(m["settings"]["controllers"], 2);
   EXPECT_EQ(m["settings"]["record_order"], true);
+  EXPECT_EQ(m["settings"]["queue"], "kerbl");
   EXPECT_EQ(m["stats"]["slices"], 1);
   EXPECT_EQ(m["stats"]["controllers"], 2);
   EXPECT_GT(m["stats"]["worker_warps"].get<int>(), 0);

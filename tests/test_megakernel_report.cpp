@@ -35,7 +35,7 @@ MegakernelSettings unusual_settings() {
 
 TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
   const nlohmann::json j = megakernel_settings_json(unusual_settings());
-  EXPECT_EQ(j.size(), 16u) << j.dump();
+  EXPECT_EQ(j.size(), 20u) << j.dump();
   EXPECT_EQ(j["segment_size"], 64);
   EXPECT_EQ(j["controller"], false);
   EXPECT_EQ(j["controllers"], 8);
@@ -277,6 +277,9 @@ TEST(MegakernelReport, PanelRowsAreTheSameForEveryMegakernelAndShowItsNumbers) {
   busy.recorded = 5000;
   busy.stopped_by_host = true;
   busy.empty_executions = 2;
+  busy.table_passes = 9000;
+  busy.aged_claims = 31;
+  busy.yields = 5;
   MegakernelRates r;
   r.valid = true;
   r.window_ms = 250.0;
@@ -290,7 +293,7 @@ TEST(MegakernelReport, PanelRowsAreTheSameForEveryMegakernelAndShowItsNumbers) {
 
   const std::vector<std::string> rows = {"grid",        "workers",      "queue",       "tasks/s",   "sort u-u/s",
                                          "sort u-s/s",  "sort s-s/s",   "collisions/s", "worker wait", "refused/s",
-                                         "restarts/s",  "S(n)",         "slices",      "empty exec."};
+                                         "restarts/s",  "rank passes",  "S(n)",        "slices",    "empty exec."};
   EXPECT_EQ(labels_of(a), rows);
   EXPECT_EQ(labels_of(b), rows);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -316,6 +319,11 @@ TEST(MegakernelReport, PanelRowsAreTheSameForEveryMegakernelAndShowItsNumbers) {
   EXPECT_NE(line(a, "S(n)").detail.find("record order"), std::string::npos);
   EXPECT_EQ(line(a, "slices").value, "1");
   EXPECT_EQ(line(a, "empty exec.").value, "0");
+  EXPECT_EQ(line(a, "rank passes").value, "0");
+  EXPECT_TRUE(line(a, "rank passes").dim) << "no histogram pass yet (or queue kerbl)";
+  EXPECT_EQ(line(b, "rank passes").value, "9000");
+  EXPECT_NE(line(b, "rank passes").detail.find("31 aged claims"), std::string::npos);
+  EXPECT_NE(line(b, "rank passes").detail.find("5 yields"), std::string::npos);
   EXPECT_FALSE(line(a, "empty exec.").alert);
 
   // With a window of rates and the GPU clock.

@@ -97,6 +97,9 @@ TEST(Session, DefaultStrategyIsCpuParallelWithoutAGpuAndTheMegakernelWithOne) {
 
 MegakernelSettings unusual_megakernel_settings() {
   MegakernelSettings m;
+  m.queue = QueueDesign::Kerbl;  // the controller settings below apply to Kerbl's queue
+  m.buckets = 16;
+  m.quantum_max = 8;
   m.segment_size = 64;
   m.controllers = 4;
   m.controller = false;
@@ -107,6 +110,9 @@ MegakernelSettings unusual_megakernel_settings() {
 }
 
 void expect_same(const MegakernelSettings& a, const MegakernelSettings& b) {
+  EXPECT_EQ(a.queue, b.queue);
+  EXPECT_EQ(a.buckets, b.buckets);
+  EXPECT_EQ(a.quantum_max, b.quantum_max);
   EXPECT_EQ(a.segment_size, b.segment_size);
   EXPECT_EQ(a.controllers, b.controllers);
   EXPECT_EQ(a.controller, b.controller);

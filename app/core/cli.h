@@ -20,6 +20,8 @@ namespace mv {
 struct RenderCommand {
   SessionOptions session;  ///< task.target_spp 0: the scene's target
   double time_ms = 0.0;    ///< stop after this much busy time; 0: run until every patch reaches the target
+  double budget = 0.0;     ///< (0, 1]: stop after this fraction of the full render's paths; 0: no such stop
+  std::string heat_out;    ///< non-empty: the samples-per-patch heat map as PNG (render/tonemap.h's colours)
   std::string out;         ///< F.png
 };
 void run_render(const RenderCommand& c);
@@ -41,8 +43,14 @@ void run_reference(const ReferenceCommand& c);
 /// (Kerbl 2012, Fig 9). Writes P.csv, P-time.png and P-samples.png and prints a summary table.
 struct MseCurveCommand {
   SessionOptions session;            ///< strategy unused; task.priority: the default of non-uniform entries
-  std::vector<std::string> compare;  ///< entries "strategy[:priority]"
+  /// Entries "strategy[:priority]"; the megakernel may carry setting overrides in brackets, e.g.
+  /// "megakernel[queue=kerbl;controllers=4]:variance" (names as the viewer's --smoke-at steps take them).
+  std::vector<std::string> compare;
   double duration_ms = 2000.0;       ///< busy time per series
+  /// > 0: the quality goal is the MSE that `uniform` (the first uniform series) has when its mean spp
+  /// first reaches goal_spp; the summary gives each series' busy time and samples to reach it, and their
+  /// ratios to uniform's (time to quality).
+  double goal_spp = 0.0;
   double interval_ms = 50.0;         ///< busy time between records
   std::string out_prefix;            ///< P
 };
@@ -115,6 +123,9 @@ struct SchedBenchCommand {
   int repeat = 3;              ///< runs per configuration; the median score is reported
   bool model = true;           ///< also run the CPU model for P = 1
   bool plot_fifo = true;
+  std::string queue = "buckets";  ///< MegakernelSettings::queue of the controller runs ("kerbl" for the paper's)
+  uint32_t buckets = 32;          ///< MegakernelSettings::buckets
+  std::string order_log;          ///< non-empty: one CSV row per executed task of every run
   std::string out_prefix;
 };
 void run_sched_bench(const SchedBenchCommand& c);

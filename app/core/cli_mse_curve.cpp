@@ -7,6 +7,7 @@
 #include <set>
 
 #include "app/core/cli.h"
+#include "app/core/megakernel_report.h"
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
 #include "app/core/plot.h"
@@ -18,6 +19,7 @@ namespace {
 struct SeriesSpec {
   std::string label, strategy;
   PriorityFunction priority;
+  std::vector<std::pair<std::string, std::string>> megakernel;  ///< setting overrides, name → value
 };
 
 struct Record {
@@ -28,14 +30,36 @@ struct Record {
 
 /// "strategy[:priority]"; without a priority, uniform gets none and the others `fallback`.
 SeriesSpec parse_entry(const std::string& entry, PriorityFunction fallback) {
-  const size_t colon = entry.find(':');
+  const size_t colon = entry.find(':', entry.find(']') == std::string::npos ? 0 : entry.find(']'));
   SeriesSpec s;
   s.strategy = entry.substr(0, colon);
+  std::string overrides;
+  if (const size_t open = s.strategy.find('['); open != std::string::npos) {
+    if (s.strategy.back() != ']')
+      throw InputError("", "--compare", "\"" + entry + "\": settings go in brackets, e.g. megakernel[queue=kerbl]:variance");
+    overrides = s.strategy.substr(open + 1, s.strategy.size() - open - 2);
+    s.strategy = s.strategy.substr(0, open);
+    if (s.strategy != "megakernel")
+      throw InputError("", "--compare", "\"" + entry + "\": only the megakernel takes settings in brackets");
+    MegakernelSettings check;
+    size_t at = 0;
+    while (at <= overrides.size()) {
+      const size_t end = std::min(overrides.find(';', at), overrides.size());
+      const std::string item = overrides.substr(at, end - at);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || !is_megakernel_setting_name(item.substr(0, eq)))
+        throw InputError("", "--compare", "\"" + entry + "\": \"" + item + "\" is not name=value of a megakernel setting");
+      s.megakernel.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+      set_megakernel_setting(check, s.megakernel.back().first, s.megakernel.back().second);
+      at = end + 1;
+    }
+    check.validate();
+  }
   patch_strategies().find(s.strategy);  // throws naming the allowed strategies
   s.priority = colon != std::string::npos ? parse_priority(entry.substr(colon + 1).c_str())
                : s.strategy == "uniform"  ? PriorityFunction::None
                                           : fallback;
-  s.label = s.strategy + ":" + priority_name(s.priority);
+  s.label = s.strategy + (overrides.empty() ? std::string() : "[" + overrides + "]") + ":" + priority_name(s.priority);
   return s;
 }
 
@@ -44,6 +68,7 @@ std::unique_ptr<Session> make_session(const MseCurveCommand& c, const SeriesSpec
   SessionOptions o = c.session;
   o.strategy = spec.strategy;
   o.task.priority = spec.priority;
+  for (const auto& [name, value] : spec.megakernel) set_megakernel_setting(o.megakernel, name, value);
   o.paths_per_frame = 0;
   o.frame_budget_ms = c.interval_ms / 4.0;
   auto s = std::make_unique<Session>(o);
@@ -83,6 +108,56 @@ std::string time_to_reach(const std::vector<Record>& r, double mse) {
   for (const Record& x : r)
     if (x.mse <= mse) return fmt::format("{:.1f}", x.busy_ms);
   return "not reached";
+}
+
+/// First record at which the series' MSE is at or below `mse`, interpolated linearly (in busy time and
+/// in samples) between it and the record before; false if never.
+bool reach(const std::vector<Record>& r, double mse, double& ms, double& spp) {
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i].mse > mse) continue;
+    if (i == 0 || r[i - 1].mse <= r[i].mse) {
+      ms = r[i].busy_ms, spp = r[i].spp_mean;
+      return true;
+    }
+    const double f = (r[i - 1].mse - mse) / (r[i - 1].mse - r[i].mse);
+    ms = r[i - 1].busy_ms + f * (r[i].busy_ms - r[i - 1].busy_ms);
+    spp = r[i - 1].spp_mean + f * (r[i].spp_mean - r[i - 1].spp_mean);
+    return true;
+  }
+  return false;
+}
+
+/// The time-to-quality table: the goal is the baseline's MSE at goal_spp (interpolated between records).
+void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpec>& specs,
+                           const std::vector<std::vector<Record>>& results, size_t base) {
+  const std::vector<Record>& b = results[base];
+  size_t i = 0;
+  while (i < b.size() && b[i].spp_mean < c.goal_spp) ++i;
+  if (i == b.size()) {
+    fmt::print("time to quality: {} reached only {:.1f} spp of the goal's {:g} in {:g} ms; raise --duration-ms\n",
+               specs[base].label, b.back().spp_mean, c.goal_spp, c.duration_ms);
+    return;
+  }
+  double goal = b[i].mse;
+  if (i > 0 && b[i].spp_mean > b[i - 1].spp_mean) {  // log-linear between the two records around goal_spp
+    const double f = (c.goal_spp - b[i - 1].spp_mean) / (b[i].spp_mean - b[i - 1].spp_mean);
+    goal = std::exp(std::log(b[i - 1].mse) + f * (std::log(b[i].mse) - std::log(b[i - 1].mse)));
+  }
+  double base_ms = 0, base_spp = 0;
+  reach(b, goal, base_ms, base_spp);
+  fmt::print("time to quality: goal MSE {:.4e} = {} at {:g} spp\n", goal, specs[base].label, c.goal_spp);
+  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "series", "ms", "x time", "spp", "x samples", "Msamples/s");
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const std::vector<Record>& r = results[k];
+    const double rate = r.back().busy_ms > 0 ? static_cast<double>(r.back().paths) / r.back().busy_ms / 1e3 : 0.0;
+    double ms = 0, spp = 0;
+    if (!reach(r, goal, ms, spp)) {
+      fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12.1f}\n", specs[k].label, "not reached", "-", "-", "-", rate);
+      continue;
+    }
+    fmt::print("{:<40} {:>10.2f} {:>10.3f} {:>10.2f} {:>10.3f} {:>12.1f}\n", specs[k].label, ms, ms / base_ms, spp,
+               spp / base_spp, rate);
+  }
 }
 
 }  // namespace
@@ -153,6 +228,7 @@ void run_mse_curve(const MseCurveCommand& c) {
     fmt::print("{:<28} {:>12.4e} {:>12.4e} {:>12.4e} {:>10.2f}  {}\n", specs[i].label, mse_at(r, D / 4),
                mse_at(r, D / 2), mse_at(r, D), r.back().spp_mean, time_to_reach(r, base_final));
   }
+  if (c.goal_spp > 0.0) print_time_to_quality(c, specs, results, base);
   fmt::print("wrote {}, {}, {}\n", csv, time_png, samples_png);
 }
 

@@ -8,6 +8,7 @@
 #include "sched/megakernel_settings.h"
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
+#include "render/tonemap.h"
 
 namespace mv {
 
@@ -15,9 +16,12 @@ void run_render(const RenderCommand& c) {
   const std::string exr = sibling_path(c.out, "--out", ".png", ".exr");
   ensure_absent(c.out);  // refuse before rendering, not after
   ensure_absent(exr);
+  if (!c.heat_out.empty()) ensure_absent(c.heat_out);
   Session s(c.session);
+  const uint64_t max_paths =
+      c.budget > 0.0 ? static_cast<uint64_t>(c.budget * static_cast<double>(s.workload().remaining_paths())) : 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const FrameStats fs = s.run(0, c.time_ms);
+  const FrameStats fs = s.run(max_paths, c.time_ms);
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::vector<uint32_t> rgba;
@@ -27,8 +31,14 @@ void run_render(const RenderCommand& c) {
   write_new_file(c.out, [&](const std::string& tmp) { write_png(tmp, rgba.data(), w, h); });
   try {
     write_new_file(exr, [&](const std::string& tmp) { write_exr(tmp, linear.data(), w, h); });
+    if (!c.heat_out.empty()) {
+      std::vector<uint32_t> heat(static_cast<size_t>(w) * h);
+      heatmap_host(s.workload().film().host_view_synced(), s.options().task.target_spp, heat.data());
+      write_new_file(c.heat_out, [&](const std::string& tmp) { write_png(tmp, heat.data(), w, h); });
+    }
   } catch (...) {
-    std::remove(c.out.c_str());  // the pair is written together or not at all
+    std::remove(c.out.c_str());  // the files are written together or not at all
+    std::remove(exr.c_str());
     throw;
   }
 

@@ -16,7 +16,9 @@
 #include "app/core/plot.h"
 #include "app/core/sched_bench_gpu.h"
 #include "render/gpu.h"
+#include "sched/megakernel_settings.h"
 #include "sched/queue_model.h"
+#include "sched/score.h"
 
 namespace mv {
 
@@ -44,14 +46,6 @@ void validate(const SchedBenchCommand& c) {
     throw InputError("", "--pull-distance", fmt::format("{} is not in [1, 1024]", c.pull_distance));
 }
 
-/// Median-score run of `repeat` (its other fields come with it).
-SchedBenchResult run_median(const SchedBenchCase& c, int repeat) {
-  std::vector<SchedBenchResult> runs;
-  for (int i = 0; i < repeat; ++i) runs.push_back(run_sched_bench_case(c));
-  std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
-  return runs[runs.size() / 2];
-}
-
 }  // namespace
 
 void run_sched_bench(const SchedBenchCommand& c) {
@@ -59,6 +53,30 @@ void run_sched_bench(const SchedBenchCommand& c) {
   if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   const std::string csv_path = c.out_prefix + ".csv", png_path = c.out_prefix + ".png";
   for (const std::string& f : {csv_path, png_path}) ensure_absent(f);
+  if (!c.order_log.empty()) ensure_absent(c.order_log);
+  const QueueDesign design = parse_queue_design(c.queue);
+  // Queue designs other than Kerbl's have no controller blocks to count: one run per configuration.
+  const std::vector<uint32_t> controllers = design == QueueDesign::Kerbl ? c.controllers : std::vector<uint32_t>{1};
+  std::string order_log =
+      "run,n,task_us,block,controllers,queue,controller,repeat,score,index,ticket,task,priority\n";
+  int run_index = 0;
+  // Median-score run of `repeat`; every run's order goes to the order log.
+  const auto measure = [&](SchedBenchCase k) {
+    k.keep_order = !c.order_log.empty();
+    std::vector<SchedBenchResult> runs;
+    for (int i = 0; i < c.repeat; ++i) {
+      runs.push_back(run_sched_bench_case(k));
+      const SchedBenchResult& r = runs.back();
+      for (size_t j = 0; j < r.keys.size(); ++j)
+        order_log += fmt::format("{},{},{},{},{},{},{},{},{:.17g},{},{},{},{:.9g}\n", run_index, k.n, k.task_us,
+                                 k.block, k.controllers, k.controller ? queue_design_name(k.queue) : "kerbl",
+                                 k.controller ? 1 : 0, i, r.score, j, r.tickets[j], r.tasks[j], r.keys[j]);
+      ++run_index;
+      runs.back().tickets.clear(), runs.back().tasks.clear(), runs.back().keys.clear();
+    }
+    std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+    return runs[runs.size() / 2];
+  };
 
   SchedBenchCase base;
   base.segment = c.segment;
@@ -69,6 +87,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
   base.static_duration = c.static_duration;
   base.pull_forward = c.pull_forward;
   base.pull_distance = c.pull_distance;
+  base.queue = design;
+  base.buckets = c.buckets;
   {  // warm-up: module load, first allocations
     SchedBenchCase w = base;
     w.n = 4 * c.segment;
@@ -85,18 +105,20 @@ void run_sched_bench(const SchedBenchCommand& c) {
              c.wave_aware ? ", wave-aware" : "",
              c.static_duration ? ", static task duration" : ", measured durations",
              c.pull_forward ? fmt::format("; front-pull merges, distance {}", c.pull_distance) : std::string());
-  fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n", "task us",
-             "block", "P", "workers", "S ctrl", "S FIFO", "S model", "ctrl ms", "FIFO ms", "passes", "collisions",
-             "sort us uu/us/ss");
+  fmt::print("  queue {}{}; bound = sched/score.h's held-segment bound of Kerbl's ring with these workers\n", c.queue,
+             design == QueueDesign::Buckets ? fmt::format(" (K = {})", c.buckets) : std::string());
+  fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n",
+             "task us", "block", "P", "workers", "S ctrl", "S FIFO", "S model", "bound", "S/bound", "ctrl ms", "FIFO ms",
+             "passes", "collisions", "sort us uu/us/ss");
   std::string csv =
       "gpu,n,task_us,block,controllers,workers,grid_blocks,segment,time_management,buffer_multiplier,wave_aware,"
       "score_controller,score_fifo,score_model,ms_controller,ms_fifo,passes_uu,passes_us,passes_ss,sort_us_uu,"
-      "sort_us_us,sort_us_ss,collisions,wait_ms,refusals,restarts,lock_failures\n";
+      "sort_us_us,sort_us_ss,collisions,wait_ms,refusals,restarts,lock_failures,queue,buckets,held_bound\n";
   std::vector<PlotSeries> series;
   for (double task_us : c.task_us) {
     for (uint32_t block : c.threads) {
       std::vector<PlotSeries> ctrl_series;
-      for (uint32_t p : c.controllers)
+      for (uint32_t p : controllers)
         ctrl_series.push_back({fmt::format("{:g} US, BLOCK {}, P = {}", task_us, block, p), {}, {}});
       PlotSeries fifo{fmt::format("{:g} US, BLOCK {}, FIFO", task_us, block), {}, {}};
       for (uint32_t n : c.n) {
@@ -105,14 +127,14 @@ void run_sched_bench(const SchedBenchCommand& c) {
         k.task_us = task_us;
         k.block = block;
         k.controller = false;
-        const SchedBenchResult f = run_median(k, c.repeat);
+        const SchedBenchResult f = measure(k);
         fifo.x.push_back(n), fifo.y.push_back(std::max(1e-6, 1.0 - f.score));
-        for (size_t pi = 0; pi < c.controllers.size(); ++pi) {
+        for (size_t pi = 0; pi < controllers.size(); ++pi) {
           k.controller = true;
-          k.controllers = c.controllers[pi];
-          const SchedBenchResult r = run_median(k, c.repeat);
+          k.controllers = controllers[pi];
+          const SchedBenchResult r = measure(k);
           double model = NAN;
-          if (k.controllers == 1 && c.model && !c.pull_forward) {  // the model knows Fig 2's adjacent merges only
+          if (k.controllers == 1 && c.model && !c.pull_forward && design == QueueDesign::Kerbl) {  // the model knows Fig 2's adjacent merges only
             QueueModelParams q;
             q.n = n;
             q.segment = std::min(c.segment, n);
@@ -125,17 +147,24 @@ void run_sched_bench(const SchedBenchCommand& c) {
             model = run_queue_model(q).score;
           }
           const uint64_t passes = r.passes[0] + r.passes[1] + r.passes[2];
-          fmt::print("{:>7} {:>8g} {:>6} {:>3} {:>7} {:>8.4f} {:>8.4f} {:>8} {:>9.2f} {:>9.2f} {:>8} {:>10} {:>20}\n", n,
-                     task_us, block, r.controllers, r.worker_warps, r.score, f.score,
-                     std::isnan(model) ? std::string("-") : fmt::format("{:.4f}", model), r.busy_ms, f.busy_ms, passes,
+          // sched/score.h: the best score Kerbl's queue can reach from the ascending fill when the workers
+          // hold their first segments before any sort (held = workers rounded up to whole segments).
+          const uint64_t seg = std::min(c.segment, n);
+          const uint64_t held = (static_cast<uint64_t>(r.worker_warps) + seg - 1) / seg * seg;
+          const double bound = ascending_held_prefix_bound(n, held);
+          fmt::print("{:>7} {:>8g} {:>6} {:>3} {:>7} {:>8.4f} {:>8.4f} {:>8} {:>7.4f} {:>8.3f} {:>9.2f} {:>9.2f} {:>8} {:>10} "
+                     "{:>20}\n",
+                     n, task_us, block, r.controllers, r.worker_warps, r.score, f.score,
+                     std::isnan(model) ? std::string("-") : fmt::format("{:.4f}", model), bound,
+                     bound > 0 ? r.score / bound : NAN, r.busy_ms, f.busy_ms, passes,
                      r.collisions, fmt::format("{:.1f}/{:.1f}/{:.1f}", r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2]));
           std::fflush(stdout);
-          csv += fmt::format("\"{}\",{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{:.3f},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{},{:.3f},{},{},{}\n",
+          csv += fmt::format("\"{}\",{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{:.3f},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{},{:.3f},{},{},{},{},{},{:.6f}\n",
                              gpu_info().name, n, task_us, block, r.controllers, r.worker_warps, r.grid_blocks, c.segment,
                              c.time_management ? 1 : 0, c.buffer_multiplier, c.wave_aware ? 1 : 0, r.score, f.score,
                              std::isnan(model) ? std::string() : fmt::format("{:.6f}", model), r.busy_ms, f.busy_ms,
                              r.passes[0], r.passes[1], r.passes[2], r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2],
-                             r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures);
+                             r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures, c.queue, c.buckets, bound);
           ctrl_series[pi].x.push_back(n), ctrl_series[pi].y.push_back(std::max(1e-6, 1.0 - r.score));
         }
       }
@@ -148,6 +177,10 @@ void run_sched_bench(const SchedBenchCommand& c) {
                        "1 - S(n), log scale, 0 = perfect order", 960, 600};
   const std::vector<uint32_t> img = render_log_plot(po, series);
   write_new_text_file(csv_path, csv);
+  if (!c.order_log.empty()) {
+    write_new_text_file(c.order_log, order_log);
+    fmt::print("wrote {} ({} runs; recompute their scores with tools/order_score.py)\n", c.order_log, run_index);
+  }
   write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
   fmt::print("wrote {}, {}\n", csv_path, png_path);
 }

@@ -31,7 +31,8 @@ double delta(uint64_t now, uint64_t before, bool restarted) {
 const std::initializer_list<const char*> kNumberSettings = {"segment-size",       "controllers",
                                                             "static-task-cycles", "constant-segment-cycles",
                                                             "buffer-multiplier",  "blocks-per-sm",
-                                                            "pull-distance"};
+                                                            "pull-distance",      "buckets",
+                                                            "age-period",         "quantum-max"};
 const std::initializer_list<const char*> kSwitchSettings = {"controller", "time-management", "collect-metadata",
                                                             "wave-aware-buffer", "record-order", "pull-forward"};
 
@@ -61,7 +62,11 @@ float parse_float(const std::string& name, const std::string& value) {
 }  // namespace
 
 nlohmann::json megakernel_settings_json(const MegakernelSettings& m) {
-  return {{"segment_size", m.segment_size},
+  return {{"queue", queue_design_name(m.queue)},
+          {"buckets", m.buckets},
+          {"age_period", m.age_period},
+          {"quantum_max", m.quantum_max},
+          {"segment_size", m.segment_size},
           {"controller", m.controller},
           {"controllers", m.controllers},
           {"time_management", m.time_management},
@@ -101,7 +106,10 @@ nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
                       {"ctrl_time_refusals", s.ctrl_time_refusals},
                       {"ctrl_restarts", s.ctrl_restarts},
                       {"ctrl_not_full", s.ctrl_not_full},
-                      {"empty_executions", s.empty_executions}};
+                      {"empty_executions", s.empty_executions},
+                      {"yields", s.yields},
+                      {"aged_claims", s.aged_claims},
+                      {"table_passes", s.table_passes}};
   if (clock_khz > 0) {
     const double khz = static_cast<double>(clock_khz);
     double sort_us[kMethods];
@@ -118,7 +126,7 @@ bool is_megakernel_setting_name(const std::string& name) {
     if (name == n) return true;
   for (const char* n : kSwitchSettings)
     if (name == n) return true;
-  return false;
+  return name == "queue";
 }
 
 void set_megakernel_setting(MegakernelSettings& m, const std::string& name, const std::string& value) {
@@ -135,6 +143,10 @@ void set_megakernel_setting(MegakernelSettings& m, const std::string& name, cons
   else if (name == "record-order") m.record_order = parse_switch(name, value);
   else if (name == "pull-forward") m.pull_forward = parse_switch(name, value);
   else if (name == "pull-distance") m.pull_distance = parse_u32(name, value);
+  else if (name == "queue") m.queue = parse_queue_design(value);
+  else if (name == "buckets") m.buckets = parse_u32(name, value);
+  else if (name == "age-period") m.age_period = parse_u32(name, value);
+  else if (name == "quantum-max") m.quantum_max = parse_u32(name, value);
   else throw InputError("", name, "not a megakernel setting");
 }
 
@@ -253,6 +265,12 @@ std::vector<MegakernelStatLine> megakernel_stat_lines(const MegakernelStats& k, 
       format("%llu since the queue was built; %llu try-locks on busy segments, %llu pairs found not full",
              ull(k.ctrl_restarts), ull(k.ctrl_lock_failures), ull(k.ctrl_not_full)),
       !r.valid);
+  add("rank passes", format("%llu", ull(k.table_passes)),
+      "Queue designs buckets and quanta: controller passes that turned the histogram of live priorities\n"
+      "into the table priority -> ring / quantum (sched/priority_table.h), since the queue was built.",
+      format("%llu aged claims (buckets: served from the lowest ring), %llu yields (quanta: visits with no batch)",
+             ull(k.aged_claims), ull(k.yields)),
+      k.table_passes == 0);
   if (k.order_score >= 0.0)
     add("S(n)", format("%.4f", k.order_score),
         "Kerbl 6.2: sort accuracy of the last slice's dequeue order; 1 = exact priority order.",

@@ -30,6 +30,8 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   s.blocks_per_sm = c.blocks_per_sm;
   s.pull_forward = c.pull_forward;
   s.pull_distance = c.pull_distance;
+  s.queue = c.controller ? c.queue : QueueDesign::Kerbl;
+  s.buckets = c.buckets;
   s.rebuild_sorted = false;  // ascending: §6.2's worst case
   if (c.static_duration)
     s.static_task_cycles = static_cast<uint32_t>(std::min(4.0e9, std::max(1.0, c.task_us / us_per_cycle)));
@@ -66,6 +68,11 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   r.refusals = ms.ctrl_time_refusals;
   r.restarts = ms.ctrl_restarts;
   r.lock_failures = ms.ctrl_lock_failures;
+  if (c.keep_order) {
+    r.tickets = m.recorded_tickets();
+    r.tasks = m.recorded_tasks();
+    r.keys = m.recorded_keys();
+  }
   return r;
 }
 

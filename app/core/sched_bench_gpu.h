@@ -5,6 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
+
+#include "sched/megakernel_settings.h"
 
 namespace mv {
 
@@ -27,6 +30,9 @@ struct SchedBenchCase {
   bool static_duration = true;
   bool pull_forward = false;      ///< MegakernelSettings::pull_forward (beyond Kerbl)
   uint32_t pull_distance = 4;
+  QueueDesign queue = QueueDesign::Kerbl;  ///< MegakernelSettings::queue (controller false: always Kerbl's FIFO)
+  uint32_t buckets = 32;                   ///< MegakernelSettings::buckets
+  bool keep_order = false;                 ///< fill SchedBenchResult's order vectors (the order log)
 };
 
 struct SchedBenchResult {
@@ -39,6 +45,11 @@ struct SchedBenchResult {
   uint64_t collisions = 0;     ///< worker accesses that met a locked segment
   double wait_ms = 0.0;        ///< summed worker time waiting on locked segments, ms
   uint64_t refusals = 0, restarts = 0, lock_failures = 0;
+  /// With keep_order: the execution order, entry i the i-th dequeue (its ticket in its ring, the task,
+  /// its priority); order_score(keys) == score.
+  std::vector<unsigned long long> tickets;
+  std::vector<uint32_t> tasks;
+  std::vector<float> keys;
 };
 
 /// Runs one configuration on the current device: queue filled in ascending priority, one slice to

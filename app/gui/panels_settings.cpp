@@ -194,6 +194,50 @@ void megakernel_settings(const MegakernelSettings& m, GuiState& st, Target targe
   const std::string node = std::string(title) + "###megakernel-settings";  // the ID stays when the title changes
   if (!ImGui::TreeNodeEx(node.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
 
+  static const char* const kQueues[] = {"kerbl", "buckets", "quanta"};
+  int queue = static_cast<int>(m.queue);
+  if (ImGui::Combo("queue", &queue, kQueues, IM_ARRAYSIZE(kQueues))) {
+    const QueueDesign d = static_cast<QueueDesign>(queue);
+    st.queue_megakernel(target, std::string("Queue ") + queue_design_name(d), [d](MegakernelSettings& x) { x.queue = d; });
+  }
+  tip("How the workers order the patch tasks (the film is kept; the queue is rebuilt from it):\n"
+      "kerbl: Kerbl 2012 exactly, one ring sorted by controller blocks (3-5). Every task still runs\n"
+      "  once per turn-over of the ring, so on a large GPU the allocation stays uniform.\n"
+      "buckets (default): K FIFO rings by quantile of the live priorities; workers serve the highest\n"
+      "  non-empty ring, so urgent patches run again before the others' next turn.\n"
+      "quanta: one FIFO ring; a task draws priority-proportional sample batches per visit\n"
+      "  (Q at the top, 1 at the median, 1/Q at the bottom, through a per-task credit).");
+  if (m.queue == QueueDesign::Buckets) {
+    int rings = static_cast<int>(m.buckets);
+    if (ImGui::SliderInt("buckets K", &rings, 2, 32, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+      const uint32_t k = static_cast<uint32_t>(rings);
+      st.queue_megakernel(target, "Set buckets " + std::to_string(k), [k](MegakernelSettings& x) { x.buckets = k; });
+    }
+    tip("Rings by K-quantiles of the live priority distribution (sched/priority_table.h). Rebuilds the queue.");
+    int age = static_cast<int>(m.age_period);
+    if (ImGui::SliderInt("age period", &age, 0, 1024, age == 0 ? "off" : "%d",
+                         ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic)) {
+      const uint32_t a = age == 1 ? 2u : static_cast<uint32_t>(age);
+      st.queue_megakernel(target, "Set age period " + std::to_string(a), [a](MegakernelSettings& x) { x.age_period = a; });
+    }
+    tip("Every n-th claim of a worker warp serves the lowest non-empty ring instead of the highest,\n"
+        "so no patch waits for ever whatever the priority (0: off).");
+  }
+  if (m.queue == QueueDesign::Quanta) {
+    int q = static_cast<int>(m.quantum_max);
+    if (ImGui::SliderInt("largest quantum Q", &q, 2, 64, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+      const uint32_t v = static_cast<uint32_t>(q);
+      st.queue_megakernel(target, "Set largest quantum " + std::to_string(v), [v](MegakernelSettings& x) { x.quantum_max = v; });
+    }
+    tip("Sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1\n"
+        "(median) to 1/Q (least urgent: the task yields most visits).");
+  }
+  const bool kerbl = m.queue == QueueDesign::Kerbl;
+  if (!kerbl) {
+    ImGui::TextDisabled("Kerbl's controller settings apply to queue kerbl:");
+  }
+  ImGui::BeginDisabled(!kerbl);
+
   static const char* const kSegmentSizes[] = {"32", "64", "128", "256", "512"};
   int seg = 0;
   while (seg < 4 && (32u << seg) < m.segment_size) ++seg;
@@ -277,6 +321,7 @@ void megakernel_settings(const MegakernelSettings& m, GuiState& st, Target targe
   ImGui::EndDisabled();
   ImGui::EndDisabled();  // time management
   ImGui::EndDisabled();  // controller
+  ImGui::EndDisabled();  // kerbl
 
   int per_sm = static_cast<int>(m.blocks_per_sm);
   if (ImGui::InputInt("blocks per SM", &per_sm, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue)) {

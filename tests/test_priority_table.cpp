@@ -1,0 +1,151 @@
+// The live priority table of the megakernel's queue designs `buckets` and `quanta`
+// (sched/priority_table.h): order-preserving bins, mid-ranks, rings and quanta, the credit rule; and
+// tools/order_score.py, which recomputes S(n) from a sched-bench order log independently of megaview.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "render/priority.h"
+#include "sched/priority_table.h"
+#include "sched/score.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+TEST(PriorityTable, BinsPreserveOrderOverTheWholeFloatRange) {
+  const std::vector<float> ascending = {kFinishedPriority, -1e30f, -512.f, -511.f, -2.f, -1e-9f, -0.f, 0.f,
+                                        1e-30f, 1e-9f, 0.5f, 1.f, 1.07f, 2.f, 1e20f, kUnsampledPriority};
+  for (size_t i = 1; i < ascending.size(); ++i) {
+    EXPECT_LT(priority_key(ascending[i - 1]), priority_key(ascending[i])) << ascending[i - 1] << " vs " << ascending[i];
+    EXPECT_LE(priority_bin(ascending[i - 1]), priority_bin(ascending[i]));
+  }
+  for (float p : ascending) EXPECT_LT(priority_bin(p), kPriorityBins);
+  // A bin spans at most a factor 1 + 1/16: 1.0 and 1.07 are apart, 1.0 and 1.05 share one.
+  EXPECT_NE(priority_bin(1.f), priority_bin(1.07f));
+  EXPECT_EQ(priority_bin(1.f), priority_bin(1.05f));
+  // The spp of `none` (−spp) are told apart up to 16 spp exactly.
+  for (int spp = 1; spp < 16; ++spp) EXPECT_LT(priority_bin(-static_cast<float>(spp + 1)), priority_bin(-static_cast<float>(spp)));
+}
+
+TEST(PriorityTable, MidRankAndQuantumOfAKnownHistogram) {
+  // 100 live tasks: 10 in the top bin, 40 in the middle one, 50 in the bottom one.
+  EXPECT_FLOAT_EQ(priority_mid_rank(0, 10, 100), 0.05f);
+  EXPECT_FLOAT_EQ(priority_mid_rank(10, 40, 100), 0.30f);
+  EXPECT_FLOAT_EQ(priority_mid_rank(50, 50, 100), 0.75f);
+  EXPECT_EQ(priority_mid_rank(0, 0, 0), 0.f);
+  EXPECT_LT(priority_mid_rank(100, 0, 100), 1.f) << "the rank stays below 1";
+  EXPECT_NEAR(priority_quantum(0.f, 4), 4.f, 1e-5f);
+  EXPECT_NEAR(priority_quantum(0.5f, 4), 1.f, 1e-6f);
+  EXPECT_NEAR(priority_quantum(1.f, 4), 0.25f, 1e-6f);
+  EXPECT_NEAR(priority_quantum(0.25f, 64), 8.f, 1e-4f);
+}
+
+TEST(PriorityTable, BandsAndTheCalendarWindow) {
+  EXPECT_LE(priority_band(kUnsampledPriority), priority_band(1e30f));
+  EXPECT_LT(priority_band(2.f), priority_band(1.f)) << "larger priorities have more urgent (smaller) bands";
+  EXPECT_EQ(priority_band(1.f), priority_band(1.2f)) << "a band spans a quarter of an octave's mantissa";
+  EXPECT_NE(priority_band(1.f), priority_band(1.25f));
+  EXPECT_EQ(priority_band(1.f) - priority_band(2.f), 4u) << "four bands an octave";
+  EXPECT_LT(priority_band(-1.f), priority_band(-2.f)) << "none: fewer spp is more urgent";
+  // A window of 7 bands [100, 106].
+  EXPECT_EQ(window_band(103, 100, 7), 103u);
+  EXPECT_EQ(window_band(90, 100, 7), 100u) << "a priority that rose above the window joins cur";
+  EXPECT_EQ(window_band(500, 100, 7), 106u) << "one below the window joins its last band";
+  EXPECT_EQ(window_band(106, 100, 7), 106u);
+  EXPECT_EQ(window_band(107, 100, 7), 106u);
+}
+
+TEST(PriorityTable, BucketRingsUrgentFirstThenTheWindowsBands) {
+  const uint32_t K = 8;  // ring 0 urgent, rings 1..7 the window
+  EXPECT_EQ(bucket_ring(kUnsampledPriority, 10, K), 0u);
+  EXPECT_EQ(bucket_ring(1e30f / 33.f, 10, K), 0u) << "below the minimum samples: urgent";
+  const float top = 1.f;
+  const uint32_t cur = priority_band(top);
+  // The window's 7 bands land in 7 different rings 1..7, and the ring of band j is 1 + j mod 7.
+  std::vector<bool> used(K, false);
+  for (float p = top; priority_band(p) < cur + 7; p *= 0.99f) {
+    const uint32_t r = bucket_ring(p, cur, K);
+    ASSERT_GE(r, 1u);
+    ASSERT_LT(r, K);
+    EXPECT_EQ(r, 1u + priority_band(p) % 7u) << p;
+    used[r] = true;
+  }
+  EXPECT_EQ(std::count(used.begin(), used.end(), true), 7);
+  EXPECT_EQ(bucket_ring(1e-20f, cur, K), 1u + (cur + 6u) % 7u) << "far below the window: the last band";
+  EXPECT_EQ(bucket_ring(1e20f, cur, K), bucket_ring(top, cur, K)) << "above the window: cur";
+  EXPECT_EQ(bucket_ring(top, kNoBand, K), 1u + cur % 7u) << "no window yet: the priority's own band";
+}
+
+TEST(PriorityTable, CreditRunsFractionalQuantaAtTheirMeanRate) {
+  for (float q : {0.25f, 0.4f, 1.f, 2.5f, 3.9f}) {
+    float credit = 0.f;
+    uint32_t batches = 0, yields = 0;
+    const int visits = 1000;
+    for (int v = 0; v < visits; ++v) {
+      const uint32_t k = draw_quantum(credit, q, 4);
+      EXPECT_LE(k, 4u);
+      batches += k;
+      yields += k == 0;
+      EXPECT_GE(credit, 0.f);
+      EXPECT_LT(credit, 1.f) << "below the cap the fraction stays below one batch";
+    }
+    EXPECT_NEAR(static_cast<double>(batches) / visits, q, 1.0 / visits + 1e-6) << q;
+    if (q >= 1.f) EXPECT_EQ(yields, 0u) << q;
+  }
+  // Above the cap at most Q batches run and the excess is kept only up to one more visit's worth.
+  float credit = 0.f;
+  EXPECT_EQ(draw_quantum(credit, 100.f, 4), 4u);
+  EXPECT_EQ(credit, 4.f);
+}
+
+/// Writes an order log of `runs` in sched-bench's columns with each run's score as `score_of` gives it.
+std::string write_log(const test::TempDir& dir, const std::vector<std::vector<float>>& runs,
+                      const std::vector<double>& scores) {
+  std::ostringstream s;
+  s << "run,n,task_us,block,controllers,queue,controller,repeat,score,index,ticket,task,priority\n";
+  s.precision(17);
+  for (size_t r = 0; r < runs.size(); ++r)
+    for (size_t i = 0; i < runs[r].size(); ++i)
+      s << r << ',' << runs[r].size() << ",100,128,1,buckets,1,0," << scores[r] << ',' << i << ',' << i << ',' << i
+        << ',' << runs[r][i] << '\n';
+  const std::string path = dir / "order.csv";
+  std::ofstream(path) << s.str();
+  return path;
+}
+
+int run_script(const std::string& args) {
+  const std::string cmd = "python3 '" MV_SOURCE_DIR "/tools/order_score.py' " + args + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(OrderLog, ScriptRecomputesTheProgramsScore) {
+  test::TempDir dir("order-log");
+  std::mt19937 rng(7);
+  std::vector<std::vector<float>> runs;
+  std::vector<double> scores;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<float> l(2000 + 500 * r);
+    for (float& x : l) x = static_cast<float>(rng() % 700);  // ties included
+    if (r == 1) std::sort(l.begin(), l.end());               // ascending: the worst order
+    runs.push_back(l);
+    scores.push_back(order_score(l));
+  }
+  EXPECT_EQ(run_script("'" + write_log(dir, runs, scores) + "'"), 0);
+  scores[2] += 1e-6;  // a score the log does not support
+  test::TempDir other("order-log-bad");
+  EXPECT_EQ(run_script("'" + write_log(other, runs, scores) + "'"), 1);
+  EXPECT_NE(run_script("'" + dir / "missing.csv" + "'"), 0);
+}
+
+}  // namespace
+}  // namespace mv
