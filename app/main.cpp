@@ -115,6 +115,10 @@ void add_priority_option(CLI::App& app, Common& c) {
   app.add_option("--priority", c.priority, "priority function of the patch tasks")
       ->check(CLI::IsMember(priority_names()))
       ->capture_default_str();
+  app.add_option("--noise-threshold", c.session.task.noise_threshold,
+                 "priority adaptive: noise threshold t (Cycles' adaptive sampling: a pixel converges at error < 5t)")
+      ->check(number_check<float>("in (0, 1]", [](float v) { return v > 0.f && v <= 1.f; }))
+      ->capture_default_str();
 }
 
 void add_reference_option(CLI::App& app, Common& c, const std::string& what) {

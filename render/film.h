@@ -1,10 +1,12 @@
 // The film: the contract between renderer and viewer (ARCHITECTURE.md, "The film is the contract").
 //
 // Per pixel (row-major, y = 0 the top row): Σ radiance and Σ radiance² as linear RGB float32 (the 4th
-// lane is padding, so each pixel is one 16-byte access), and the sample count. Per 4×4 patch: the
-// samples per pixel done (the heat map; every pixel of a patch has the same count under the patch task).
-// Display, capture and MSE read only the film. The film lives on the host, on the device, or both;
-// `Film::make_current` moves it to the side the active strategy runs on (live switching keeps it).
+// lane is padding, so each pixel is one 16-byte access), Σ 2·radiance over the odd-indexed samples only
+// (the half-sample buffer of adaptive sampling, render/priority.h), and the sample count. Per 4×4 patch:
+// the samples per pixel done (the heat map; every pixel of a patch has the same count under the patch
+// task) and the adaptive-sampling state word (kPatchPixelsConverged, kPatchStopped). Display, capture and
+// MSE read only the film. The film lives on the host, on the device, or both; `Film::make_current` moves
+// it to the side the active strategy runs on (live switching keeps it).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,10 @@
 #include "base/common.h"
 #include "base/device_buffer.h"
 #include "render/math.h"
+
+#if defined(__CUDACC__)
+#include <cuda/atomic>
+#endif
 
 namespace mv {
 
@@ -38,13 +44,43 @@ struct PatchGrid {
   }
 };
 
+/// Bits 0–15 of a patch's adaptive-sampling state: pixel i of the patch (local index, row-major: i = 4·y + x)
+/// was converged at the patch's last convergence check. Pixels outside the image count as converged.
+inline constexpr uint32_t kPatchPixelsConverged = 0xffffu;
+/// Bit 31 of a patch's adaptive-sampling state: the patch stopped (it and its one-pixel ring converged).
+inline constexpr uint32_t kPatchStopped = 1u << 31;
+
+/// Relaxed atomic load and store of a 32-bit word that other threads (CPU) or warps (GPU) may read or write
+/// at the same time: a patch's adaptive-sampling state, which its neighbours read.
+MV_HD MV_INLINE uint32_t load_relaxed(const uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  return cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*const_cast<uint32_t*>(p))
+      .load(cuda::memory_order_relaxed);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+MV_HD MV_INLINE void store_relaxed(uint32_t* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
+#else
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
 /// Raw pointers to one side's film buffers (trivially copyable, passed to kernels by value).
 struct FilmView {
   PatchGrid grid;
   Rgba32f* sum = nullptr;
   Rgba32f* sum_sq = nullptr;
+  /// Σ 2·radiance over the pixel's odd-indexed samples (sample index 1, 3, 5, …): Cycles' auxiliary
+  /// buffer of adaptive sampling. half_sum / (spp rounded down to even) is the mean of those samples.
+  Rgba32f* half_sum = nullptr;
   uint32_t* spp = nullptr;
   uint32_t* patch_spp = nullptr;
+  /// Per patch: kPatchPixelsConverged bits and kPatchStopped; written only by the patch's own task (and by
+  /// the host between steps), read by its neighbours' tasks: access with load_relaxed / store_relaxed.
+  uint32_t* patch_state = nullptr;
 
   MV_HD Vec3 mean(uint32_t pixel) const {
     const uint32_t n = spp[pixel];
@@ -52,6 +88,29 @@ struct FilmView {
     const Rgba32f s = sum[pixel];
     const float inv = 1.f / static_cast<float>(n);
     return {s.r * inv, s.g * inv, s.b * inv};
+  }
+
+  /// True if every pixel of the one-pixel ring around patch `p` (the 8-neighbourhood of its pixels that
+  /// lies in other patches; the 20 pixels of a 6×6 square minus the patch, fewer at the image border, where
+  /// the ring is clamped to the image) was converged at its own patch's last convergence check.
+  MV_HD bool ring_converged(uint32_t p) const {
+    const int px = static_cast<int>(p % static_cast<uint32_t>(grid.patches_x));
+    const int py = static_cast<int>(p / static_cast<uint32_t>(grid.patches_x));
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        if ((dx == 0 && dy == 0) || px + dx < 0 || px + dx >= grid.patches_x || py + dy < 0 ||
+            py + dy >= grid.patches_y)
+          continue;
+        // The neighbour's pixels next to patch p: its last column (left neighbour) or first (right), its
+        // last row (above) or first (below); a corner neighbour contributes the one pixel at that corner.
+        const uint32_t cols = dx < 0 ? 0x8888u : (dx > 0 ? 0x1111u : 0xffffu);
+        const uint32_t rows = dy < 0 ? 0xf000u : (dy > 0 ? 0x000fu : 0xffffu);
+        const uint32_t need = cols & rows;
+        const uint32_t q = static_cast<uint32_t>((py + dy) * grid.patches_x + (px + dx));
+        if ((load_relaxed(&patch_state[q]) & need) != need) return false;
+      }
+    }
+    return true;
   }
 };
 
@@ -78,8 +137,10 @@ class Film {
   /// The host copy, brought up to date from the device first if the device is current.
   const std::vector<Rgba32f>& host_sum() { sync_host(); return h_sum_; }
   const std::vector<Rgba32f>& host_sum_sq() { sync_host(); return h_sum_sq_; }
+  const std::vector<Rgba32f>& host_half_sum() { sync_host(); return h_half_sum_; }
   const std::vector<uint32_t>& host_spp() { sync_host(); return h_spp_; }
   const std::vector<uint32_t>& host_patch_spp() { sync_host(); return h_patch_spp_; }
+  const std::vector<uint32_t>& host_patch_state() { sync_host(); return h_patch_state_; }
   /// Host view after syncing (read-only use: capture, MSE on the CPU, tests).
   FilmView host_view_synced() { sync_host(); return view(Side::Host); }
   /// Per-pixel mean radiance, linear RGB: 3 floats a pixel, row-major, row 0 at the top; black where a
@@ -91,10 +152,10 @@ class Film {
   PatchGrid grid_;
   bool has_device_ = false;
   Side current_ = Side::Host;
-  std::vector<Rgba32f> h_sum_, h_sum_sq_;
-  std::vector<uint32_t> h_spp_, h_patch_spp_;
-  DeviceBuffer<Rgba32f> d_sum_, d_sum_sq_;
-  DeviceBuffer<uint32_t> d_spp_, d_patch_spp_;
+  std::vector<Rgba32f> h_sum_, h_sum_sq_, h_half_sum_;
+  std::vector<uint32_t> h_spp_, h_patch_spp_, h_patch_state_;
+  DeviceBuffer<Rgba32f> d_sum_, d_sum_sq_, d_half_sum_;
+  DeviceBuffer<uint32_t> d_spp_, d_patch_spp_, d_patch_state_;
   bool host_stale_ = false;  // device current and host copy older than it
 };
 

@@ -165,12 +165,23 @@ MV_HD MV_INLINE Vec3 sample_phong(Vec3 a, float exponent, float u1, float u2) {
   return normalize(t * (sin_t * cosf(phi)) + b * (sin_t * sinf(phi)) + a * cos_t);
 }
 
-/// Schlick's approximation of the Fresnel reflectance.
-MV_HD MV_INLINE float schlick(float cos_i, float eta_i, float eta_t) {
-  float r0 = (eta_i - eta_t) / (eta_i + eta_t);
-  r0 *= r0;
-  const float m = 1.f - cos_i;
-  return r0 + (1.f - r0) * m * m * m * m * m;
+/// Unpolarised reflectance of a smooth dielectric interface (the Fresnel equations; Hecht, "Optics",
+/// 5th ed., §4.6.2; pbrt-v3 §8.2.1, FrDielectric): the mean of the s- and p-polarised reflectances
+///   r_s = (η_i cosθ_i − η_t cosθ_t) / (η_i cosθ_i + η_t cosθ_t),
+///   r_p = (η_t cosθ_i − η_i cosθ_t) / (η_t cosθ_i + η_i cosθ_t),   F = (r_s² + r_p²) / 2,
+/// with cosθ_t from Snell's law, sin²θ_t = (η_i/η_t)² (1 − cos²θ_i).
+/// `cos_i`: cosine of the angle between the incident direction and the normal on the incident side, in
+/// [0, 1] (clamped to it); `eta_i`, `eta_t` > 0: refractive indices of the incident and the transmitting
+/// medium. Returns F in [0, 1]; 1 under total internal reflection (sin²θ_t ≥ 1).
+MV_HD MV_INLINE float fresnel_dielectric(float cos_i, float eta_i, float eta_t) {
+  cos_i = fminf(fmaxf(cos_i, 0.f), 1.f);
+  const float eta = eta_i / eta_t;
+  const float sin2_t = eta * eta * fmaxf(0.f, 1.f - cos_i * cos_i);
+  if (sin2_t >= 1.f) return 1.f;
+  const float cos_t = sqrtf(1.f - sin2_t);
+  const float r_s = (eta_i * cos_i - eta_t * cos_t) / (eta_i * cos_i + eta_t * cos_t);
+  const float r_p = (eta_t * cos_i - eta_i * cos_t) / (eta_t * cos_i + eta_i * cos_t);
+  return 0.5f * (r_s * r_s + r_p * r_p);
 }
 
 /// Next-event estimate at a diffuse vertex p with shading normal n: one point on the quad lights.
@@ -251,11 +262,12 @@ MV_HD inline Vec3 trace_path(const SceneView& s, Ray ray, SampleRng& rng) {
         const float eta = eta_i / eta_t;
         const float cos_i = -dot(ray.dir, n);
         const float sin2_t = eta * eta * fmaxf(0.f, 1.f - cos_i * cos_i);
-        const float fr = sin2_t >= 1.f ? 1.f : schlick(cos_i, eta_i, eta_t);
+        // Reflect with probability F, refract otherwise; F = 1 under total internal reflection (uniform() < 1).
+        const float fr = fresnel_dielectric(cos_i, eta_i, eta_t);
         if (rng.uniform() < fr) {
           dir = reflect(ray.dir, n);
         } else {
-          const float cos_t = sqrtf(1.f - sin2_t);
+          const float cos_t = sqrtf(fmaxf(0.f, 1.f - sin2_t));
           dir = normalize(ray.dir * eta + n * (eta * cos_i - cos_t));
         }
         throughput *= m.albedo;

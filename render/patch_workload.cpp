@@ -34,6 +34,35 @@ void check_params(const PatchTaskParams& p) {
   if (p.target_spp < 1 || p.target_spp > static_cast<uint32_t>(kMaxTargetSpp))
     throw InputError("", "target_spp", std::to_string(p.target_spp) + " is out of range [1, " +
                                            std::to_string(kMaxTargetSpp) + "]");
+  if (!(p.noise_threshold > 0.f && p.noise_threshold <= 1.f))  // NaN fails too
+    throw InputError("", "noise_threshold", std::to_string(p.noise_threshold) + " is out of range (0, 1]");
+}
+
+/// Re-evaluates PriorityFunction::Adaptive's state of every patch from the film under `p`, as one pass over
+/// the image (the way Cycles checks): a patch with at least the min samples records its pixels' convergence
+/// (else none), then a patch past its first check (adaptive_check_due's n > min + 1) is stopped if it and
+/// its ring are converged.
+void recheck_adaptive(const FilmView& f, const PatchTaskParams& p) {
+  const uint32_t min_spp = adaptive_min_spp(p.noise_threshold, p.target_spp);
+  const uint32_t n_patches = f.grid.num_patches();
+  for (uint32_t t = 0; t < n_patches; ++t) {
+    const uint32_t n = f.patch_spp[t];
+    uint32_t converged = 0;
+    for (int i = 0; i < kPatchPixels && n >= min_spp; ++i) {
+      int x, y;
+      bool ok = true;
+      if (f.grid.pixel(t, i, x, y)) {
+        const uint32_t idx = static_cast<uint32_t>(y * f.grid.width + x);
+        const Rgba32f s = f.sum[idx], h = f.half_sum[idx];
+        ok = adaptive_pixel_converged(adaptive_pixel_error({s.r, s.g, s.b}, {h.r, h.g, h.b}, n), p.noise_threshold);
+      }
+      converged |= ok ? 1u << i : 0u;
+    }
+    f.patch_state[t] = converged;
+  }
+  for (uint32_t t = 0; t < n_patches; ++t)
+    if (f.patch_spp[t] > min_spp + 1 && f.patch_state[t] == kPatchPixelsConverged && f.ring_converged(t))
+      f.patch_state[t] |= kPatchStopped;
 }
 }  // namespace
 
@@ -65,11 +94,15 @@ void PatchWorkload::reset() {
   }
 }
 
-void PatchWorkload::set_params(const PatchTaskParams& p) {
+bool PatchWorkload::set_params(const PatchTaskParams& p) {
   check_params(p);
-  const bool target_changed = p.target_spp != params_.target_spp;
+  const bool adaptive = p.priority == PriorityFunction::Adaptive;
+  const bool was_adaptive = params_.priority == PriorityFunction::Adaptive;
+  const bool refresh = p.target_spp != params_.target_spp || adaptive != was_adaptive ||
+                       (adaptive && p.noise_threshold != params_.noise_threshold);
   params_ = p;
-  if (target_changed) refresh_finished();
+  if (refresh) refresh_finished();
+  return refresh;
 }
 
 void PatchWorkload::set_camera(const Camera& cam) {
@@ -81,9 +114,10 @@ void PatchWorkload::set_camera(const Camera& cam) {
 void PatchWorkload::refresh_finished() {
   const Side side = current();
   make_current(Side::Host);
-  const auto& spp = film_.host_patch_spp();
+  const FilmView f = film_.view(Side::Host);
+  if (params_.priority == PriorityFunction::Adaptive) recheck_adaptive(f, params_);
   for (uint32_t t = 0; t < num_tasks(); ++t) {
-    const bool done = spp[t] >= params_.target_spp;
+    const bool done = patch_finished(f.patch_spp[t], f.patch_state[t], params_);
     if (done) h_priority_[t] = kFinishedPriority;
     else if (h_priority_[t] == kFinishedPriority) h_priority_[t] = kUnsampledPriority;
   }
@@ -131,16 +165,19 @@ const std::vector<float>& PatchWorkload::host_priorities() {
 
 uint32_t PatchWorkload::finished_tasks() {
   const auto& spp = film_.host_patch_spp();
-  return static_cast<uint32_t>(
-      std::count_if(spp.begin(), spp.end(), [&](uint32_t n) { return n >= params_.target_spp; }));
+  const auto& state = film_.host_patch_state();
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < num_tasks(); ++t) n += patch_finished(spp[t], state[t], params_) ? 1u : 0u;
+  return n;
 }
 
 uint64_t PatchWorkload::remaining_paths() {
   const auto& spp = film_.host_patch_spp();
+  const auto& state = film_.host_patch_state();
   const PatchGrid& g = film_.grid();
   uint64_t rem = 0;
   for (uint32_t t = 0; t < num_tasks(); ++t) {
-    if (spp[t] >= params_.target_spp) continue;
+    if (patch_finished(spp[t], state[t], params_)) continue;
     int x, y, px = 0;
     for (int i = 0; i < kPatchPixels; ++i) px += g.pixel(t, i, x, y) ? 1 : 0;
     rem += static_cast<uint64_t>(params_.target_spp - spp[t]) * static_cast<uint64_t>(px);

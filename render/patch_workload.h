@@ -4,7 +4,8 @@
 // PatchTaskView values for the host or the device and keeps both sides consistent when the active
 // strategy moves between CPU and GPU. Changing the scene or resolution means a new PatchWorkload;
 // changing paths per pixel, the priority function or the seed applies from the next task on; changing
-// the target spp keeps the film (patches below a raised target become unfinished again).
+// the target spp keeps the film (patches below a raised target become unfinished again). Switching to or
+// from `adaptive`, or its noise threshold, re-evaluates which patches adaptive sampling has stopped.
 #pragma once
 
 #include <memory>
@@ -43,10 +44,14 @@ class PatchWorkload {
   uint32_t num_tasks() const { return film_.grid().num_patches(); }
   /// Paths one execution of a full patch traces.
   uint32_t paths_per_task() const { return params_.paths_per_pixel * kPatchPixels; }
-  /// Paths still to trace until every patch is finished.
+  /// Paths still to trace until every patch is finished (under `adaptive`: at most this many, since
+  /// unfinished patches may still stop early).
   uint64_t remaining_paths();
   const PatchTaskParams& params() const { return params_; }
-  void set_params(const PatchTaskParams& p);
+  /// Validates `p` (InputError naming the field; nothing changes on failure) and applies it. Returns true
+  /// if the set of finished patches may have changed (target spp; to or from `adaptive`; its noise
+  /// threshold): the caller's schedule and finished count are then stale.
+  bool set_params(const PatchTaskParams& p);
   /// Replaces the camera (keeps resolution) and clears the film.
   void set_camera(const Camera& cam);
   const Scene& scene() const { return scene_; }
@@ -62,7 +67,7 @@ class PatchWorkload {
   Film& film() { return film_; }
   /// Priorities on the host (synced from the device if it is current).
   const std::vector<float>& host_priorities();
-  /// Number of finished patches (reads the current side).
+  /// Number of finished patches, stopped ones included (reads the current side).
   uint32_t finished_tasks();
   /// Device-side counters for GPU strategies (null without a device).
   TaskCounters* device_counters() { return counters_.data(); }

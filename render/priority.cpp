@@ -14,6 +14,7 @@ const char* priority_name(PriorityFunction f) {
     case PriorityFunction::Convergence: return "convergence";
     case PriorityFunction::Variance: return "variance";
     case PriorityFunction::RelativeError: return "relative-error";
+    case PriorityFunction::Adaptive: return "adaptive";
   }
   return "?";
 }
@@ -24,7 +25,7 @@ PriorityFunction parse_priority(const char* name) {
     if (std::strcmp(name, priority_name(f)) == 0) return f;
   }
   throw InputError("", "priority", std::string("unknown priority function \"") + name +
-                                       "\" (allowed: none, intensity, convergence, variance, relative-error)");
+                                       "\" (allowed: none, intensity, convergence, variance, relative-error, adaptive)");
 }
 
 }  // namespace mv

@@ -2,8 +2,9 @@
 //
 // A task computes its patch's new priority right after adding its samples (Kerbl 2012, §6.3). Larger is
 // more urgent. Unsampled patches have kUnsampledPriority (they come first); finished patches have
-// kFinishedPriority (they never run again). All are sums or means over the patch's pixels of a per-pixel
-// term computed from the pixel's film values before and after the task.
+// kFinishedPriority (they never run again). All but `adaptive` are sums or means over the patch's pixels of
+// a per-pixel term computed from the pixel's film values before and after the task; `adaptive` is Cycles'
+// stopping rule on top of the `none` order (see there).
 #pragma once
 
 #include <cfloat>
@@ -33,14 +34,47 @@ enum class PriorityFunction : uint32_t {
   /// the patch: the stopping criterion of production adaptive samplers (error relative to brightness, as
   /// the eye sees it after tone mapping). It lowers relative, not linear, error: compare with `variance`.
   RelativeError = 4,
+  /// Adaptive sampling as Blender Cycles does it (a stopping rule, not an order): patches are sampled in
+  /// the `none` order (least-sampled first, so the unconverged pixels are sampled uniformly) until they
+  /// converge; a converged patch is finished (kFinishedPriority, PatchTaskView::finished) below the target.
+  /// The rules, with their sources (the Cycles source code, named by function, and "Adaptive Sampling" in
+  /// the Cycles manual):
+  ///  - Error. Per pixel, e = Σ_c |I_c − A_c| / (10⁻⁴ + √(Σ_c I_c)) (adaptive_pixel_error), where I is the
+  ///    mean of all samples and A the mean of the odd-indexed half of them (the film's half_sum; Cycles
+  ///    writes every second sample ×2 into an auxiliary pass). This is the per-pixel error of Dammertz et
+  ///    al. 2010, "A hierarchical automatic stopping condition for Monte Carlo global illumination", §2.1,
+  ///    as Cycles' convergence check computes it (kernel_adaptive_sampling_convergence_check, later
+  ///    film_adaptive_sampling_convergence_check; recent versions also scale I and A by the exposure and
+  ///    divide by Σ_c I_c instead of its root where Σ_c I_c ≥ 1, which makes bright pixels stop sooner).
+  ///  - Threshold. A pixel is converged when e < 5·t, t = PatchTaskParams::noise_threshold (the manual's
+  ///    "Noise Threshold", default 0.01; Cycles' Integrator::get_adaptive_sampling scales the user's value
+  ///    by 5 before the comparison).
+  ///  - Min samples. No check before adaptive_min_spp(t, target) = max(4, ⌈16 / t^0.3⌉) samples per pixel
+  ///    (the manual's automatic "Min Samples", same function: 64 for t = 0.01), capped at the target.
+  ///  - Check interval. Convergence is checked every kAdaptiveCheckInterval = 16 samples, first after more
+  ///    than min + 1 samples (Cycles' adaptive_step and AdaptiveSampling::need_filter; adaptive_check_due):
+  ///    when an execution takes a patch's spp across a multiple of 16 (80, 96, … for min 64).
+  ///  - Dilation. A pixel keeps sampling while any of its 8 neighbours is unconverged: Cycles filters the
+  ///    converged flags with a 3-wide box in x, then in y (film_adaptive_sampling_filter_x/_y), which
+  ///    together spread an unconverged pixel over its 3×3 neighbourhood. At patch granularity: at a check a
+  ///    patch stops when its 16 pixels and the one-pixel ring around it (FilmView::ring_converged) are all
+  ///    converged.
+  /// Differences from Cycles, forced by independent patch tasks: a check is per patch, not one pass over the
+  /// image. Every execution from min samples on records which of the patch's pixels are converged
+  /// (FilmView::patch_state), and a check reads the ring from the neighbours' latest records (0 before they
+  /// reach min samples), so a neighbour is seen as of its last execution, in the `none` order at most one
+  /// execution behind. A stopped patch stays stopped (Cycles may reset a pixel when a neighbour turns
+  /// unconverged later). When a patch stops thus depends on its neighbours' progress: with concurrent
+  /// strategies it can vary from run to run; `sequential` and `sequential-priority` are deterministic.
+  Adaptive = 5,
 };
 
-inline constexpr int kNumPriorityFunctions = 5;
+inline constexpr int kNumPriorityFunctions = 6;
 inline constexpr float kFinishedPriority = -FLT_MAX;
 inline constexpr float kUnsampledPriority = FLT_MAX;
 
 /// Name used in the GUI, the CLI and sidecars ("none", "intensity", "convergence", "variance",
-/// "relative-error").
+/// "relative-error", "adaptive").
 const char* priority_name(PriorityFunction f);
 /// Parses a name; throws InputError listing the allowed names.
 PriorityFunction parse_priority(const char* name);
@@ -67,6 +101,7 @@ MV_HD MV_INLINE float pixel_priority_term(PriorityFunction f, Vec3 old_sum, uint
       return sqrtf(var_sum * inv_n) / (mean.x + mean.y + mean.z + 1e-2f);
     }
     case PriorityFunction::None:
+    case PriorityFunction::Adaptive:  // a stopping rule, not a priority term (adaptive_pixel_error)
     default:
       return 0.f;
   }
@@ -82,11 +117,53 @@ MV_HD MV_INLINE uint32_t variance_min_spp(uint32_t target) {
   return m < 4u ? 4u : (m > 32u ? 32u : m);
 }
 
-/// Patch priority from the summed per-pixel terms, the pixel count and the patch's new spp.
+/// Default noise threshold t of PriorityFunction::Adaptive (the Cycles manual's default "Noise Threshold").
+inline constexpr float kDefaultNoiseThreshold = 0.01f;
+/// Samples per pixel between two convergence checks of PriorityFunction::Adaptive (Cycles' adaptive_step).
+inline constexpr uint32_t kAdaptiveCheckInterval = 16;
+/// Cycles compares the pixel error with 5 × the user's noise threshold (Integrator::get_adaptive_sampling).
+inline constexpr float kAdaptiveThresholdScale = 5.f;
+
+/// Samples per pixel before PriorityFunction::Adaptive checks convergence: Cycles' automatic "Min Samples",
+/// max(4, ⌈16 / t^0.3⌉) for noise threshold t in (0, 1] (0.1 → 32, 0.01 → 64, 0.001 → 128), capped at
+/// `target` (≥ 1).
+MV_HD MV_INLINE uint32_t adaptive_min_spp(float threshold, uint32_t target) {
+  const uint32_t m = static_cast<uint32_t>(ceilf(16.f / powf(threshold, 0.3f)));
+  const uint32_t min_spp = m > 4u ? m : 4u;
+  return min_spp < target ? min_spp : target;
+}
+
+/// Cycles' per-pixel error of adaptive sampling (Dammertz et al. 2010, §2.1), dimensionless, ≥ 0:
+/// Σ_c |I_c − A_c| / (10⁻⁴ + √(Σ_c I_c)), with I = sum / n the mean of all n samples and A the mean of the
+/// odd-indexed ones, half_sum / (n rounded down to even) (half_sum = Σ 2·radiance over them). FLT_MAX for
+/// n < 2 (no odd-indexed sample yet).
+MV_HD MV_INLINE float adaptive_pixel_error(Vec3 sum, Vec3 half_sum, uint32_t n) {
+  if (n < 2) return FLT_MAX;
+  const Vec3 i = sum / static_cast<float>(n);
+  const Vec3 a = half_sum / static_cast<float>(n & ~1u);
+  const float diff = fabsf(i.x - a.x) + fabsf(i.y - a.y) + fabsf(i.z - a.z);
+  return diff / (1e-4f + sqrtf(fmaxf(0.f, i.x + i.y + i.z)));
+}
+
+/// True if a pixel with this error counts as converged under noise threshold t (error < 5·t, as Cycles).
+MV_HD MV_INLINE bool adaptive_pixel_converged(float error, float threshold) {
+  return error < kAdaptiveThresholdScale * threshold;
+}
+
+/// True if a patch task that took a patch from n_old to n_new samples per pixel ends with a convergence
+/// check: n_new crossed (or reached) a multiple of kAdaptiveCheckInterval and n_new > min_spp + 1 (Cycles'
+/// AdaptiveSampling::need_filter: the 0-based index of the last sample exceeds the min samples).
+MV_HD MV_INLINE bool adaptive_check_due(uint32_t n_old, uint32_t n_new, uint32_t min_spp) {
+  return n_new > min_spp + 1 && n_new / kAdaptiveCheckInterval > n_old / kAdaptiveCheckInterval;
+}
+
+/// Patch priority from the summed per-pixel terms, the pixel count and the patch's new spp. (Adaptive: the
+/// order of `none`; the patch task itself gives a converged patch kFinishedPriority.)
 MV_HD MV_INLINE float patch_priority(PriorityFunction f, float term_sum, int pixels, uint32_t spp, uint32_t target) {
   if (spp >= target) return kFinishedPriority;
   switch (f) {
     case PriorityFunction::None:
+    case PriorityFunction::Adaptive:
       return -static_cast<float>(spp);
     case PriorityFunction::Variance:
       return spp < variance_min_spp(target) ? 1e30f / static_cast<float>(1 + spp) : term_sum;

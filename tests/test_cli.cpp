@@ -148,6 +148,36 @@ TEST(Cli, RenderNeedsASampleCountOrATime) {
   EXPECT_NE(r.err.find("--time-ms"), std::string::npos) << r.err;
 }
 
+// `--priority adaptive` stops where the image has converged, below the target, and says what it did.
+TEST(Cli, RenderWithAdaptiveStopsBelowTheTargetAndSaysSo) {
+  test::TempDir dir("cli");
+  const Result r = megaview(dir, "render " + kSmall + " --spp 256 --priority adaptive --noise-threshold 0.05 --out '" +
+                                     (dir / "a.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu-parallel:adaptive"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("adaptive: noise threshold 0.05, min 40 spp, a check every 16 spp; "), std::string::npos)
+      << r.out;
+  const size_t at = r.out.find(" spp), ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double spp = std::stod(r.out.substr(r.out.rfind('(', at) + 1));
+  EXPECT_GE(spp, 48.0) << r.out;  // no patch stops before the first check
+  EXPECT_LT(spp, 200.0) << r.out;
+  EXPECT_NE(r.out.find("48/48 patches finished"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "a.exr"));
+}
+
+TEST(Cli, NoiseThresholdOutOfRangeNamesTheOptionAndTheRange) {
+  test::TempDir dir("cli");
+  for (const char* t : {"0", "1.5", "-0.1", "nan"}) {
+    const Result r = megaview(dir, "render " + kSmall + " --spp 4 --priority adaptive --noise-threshold " +
+                                       std::string(t) + " --out '" + (dir / "x.png") + "'");
+    EXPECT_NE(r.code, 0) << t;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    for (const char* part : {"--noise-threshold", "(0, 1]"}) EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+  }
+}
+
 TEST(Cli, OptionsBeforeTheSubcommandAreRejected) {
   test::TempDir dir("cli");
   const Result r = megaview(dir, "--scene cornell render --cpu --spp 1 --out '" + (dir / "x.png") + "'");
@@ -450,6 +480,17 @@ TEST_F(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFile
   std::sort(names.begin(), names.end());
   const std::string stem = "room-sequential-variance-0001";
   EXPECT_EQ(names, (std::vector<std::string>{stem + "-heat.png", stem + ".exr", stem + ".json", stem + ".png"}));
+}
+
+// The priority functions the GUI offers come from kNumPriorityFunctions, `adaptive` included: a scripted
+// switch to it (the picker's queued change) keeps the film. (When it stops: Adaptive.* in test_adaptive.cpp.)
+TEST_F(Gui, ScriptedSwitchToAdaptiveKeepsTheFilm) {
+  const Result r = viewer("--cpu --width 32 --height 24 --spp 4096 --priority convergence --noise-threshold 0.1 "
+                          "--frames 20 --smoke-at 5:priority=adaptive");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("smoke: frame 5: now cpu-parallel/adaptive, film kept"), std::string::npos) << log;
+  EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
 }
 
 // The megakernel's settings change through the Scheduling panel's queued path (GuiState::queue_megakernel)

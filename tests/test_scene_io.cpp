@@ -123,12 +123,48 @@ TEST(SceneIoShipped, CornellLoadsAsDescribed) {
   expect_physically_sensible(s);
 }
 
+TEST(SceneIoShipped, CausticLoadsAsDescribed) {
+  const mv::Scene s = mv::load_scene(shipped("caustic.json"));
+  EXPECT_EQ(s.name, "caustic");
+  EXPECT_EQ(s.width, 800);
+  EXPECT_EQ(s.height, 600);
+  EXPECT_EQ(s.target_spp, 512);
+  // One glass sphere of index 1.5 resting on the floor (y = 0).
+  int glass = 0;
+  for (const mv::Sphere& sp : s.spheres) {
+    const mv::Material& m = s.materials[sp.material];
+    if (m.type != mv::MaterialType::Glass) continue;
+    ++glass;
+    EXPECT_FLOAT_EQ(m.ior, 1.5f);
+    EXPECT_NEAR(sp.center.y, sp.radius, 1e-4f) << "the glass sphere should rest on the floor";
+  }
+  EXPECT_EQ(glass, 1);
+  // One small bright quad light, facing the sphere.
+  ASSERT_EQ(s.lights.size(), 1u);
+  const mv::Quad& light = s.quads[s.lights[0]];
+  EXPECT_NEAR(s.light_area, 0.25f, 1e-3f);
+  EXPECT_GE(mv::max_component(s.materials[light.material].emission), 100.f);
+  EXPECT_GT(dot(s.spheres[0].center - light.corner, light.normal), 0.f) << "the light faces away from the sphere";
+  // Closed: six walls whose normals point into the room, toward the camera.
+  int walls = 0;
+  for (const mv::Quad& q : s.quads) {
+    if (q.area < 10.f) continue;
+    ++walls;
+    EXPECT_GT(dot(s.camera.position - q.corner, q.normal), 0.f) << "a wall faces away from the camera";
+  }
+  EXPECT_EQ(walls, 6);
+  EXPECT_EQ(fs::path(s.reference_path).filename(), "caustic.exr");
+  EXPECT_EQ(fs::path(s.reference_path).parent_path().filename(), "assets");
+  expect_physically_sensible(s);
+}
+
 TEST(SceneIoShipped, ListFindsShippedScenesSorted) {
   const std::vector<std::string> files = mv::list_scene_files(mv::default_scene_dir());
   std::vector<std::string> names;
   for (const std::string& f : files) names.push_back(fs::path(f).filename().string());
   EXPECT_NE(std::find(names.begin(), names.end(), "room.json"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "cornell.json"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "caustic.json"), names.end());
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& f : files) EXPECT_NO_THROW(mv::load_scene(f)) << f;  // every shipped scene is valid
   EXPECT_TRUE(mv::list_scene_files("/nonexistent/megaview/scenes").empty());

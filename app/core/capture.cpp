@@ -78,7 +78,7 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   const auto [lo, hi] = std::minmax_element(patch_spp.begin(), patch_spp.end());
   const double mean_spp =
       std::accumulate(patch_spp.begin(), patch_spp.end(), 0.0) / static_cast<double>(patch_spp.size());
-  const auto finished = std::count_if(patch_spp.begin(), patch_spp.end(), [&](uint32_t n) { return n >= target; });
+  const uint32_t finished = s.workload().finished_tasks();  // at the target, or stopped by `adaptive`
 
   json r;
   r["megaview_version"] = MV_VERSION;
@@ -87,6 +87,7 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   r["resolution"] = {{"width", s.width()}, {"height", s.height()}};
   r["strategy"] = s.strategy().name;
   r["priority"] = priority_name(o.task.priority);
+  if (o.task.priority == PriorityFunction::Adaptive) r["noise_threshold"] = o.task.noise_threshold;
   r["paths_per_pixel"] = o.task.paths_per_pixel;
   r["target_spp"] = target;
   r["seed"] = o.task.seed;

@@ -1,6 +1,7 @@
 // `megaview render`: one image to PNG + EXR, with a summary line and the MSE against a reference.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -11,6 +12,27 @@
 #include "render/tonemap.h"
 
 namespace mv {
+
+namespace {
+/// What adaptive sampling did: its parameters, how many patches stopped below the target, and their spp.
+void print_adaptive_summary(Session& s) {
+  const PatchTaskParams& p = s.options().task;
+  const std::vector<uint32_t>& spp = s.workload().film().host_patch_spp();
+  const std::vector<uint32_t>& state = s.workload().film().host_patch_state();
+  uint32_t stopped = 0, lo = ~0u, hi = 0;
+  double sum = 0.0;
+  for (size_t t = 0; t < spp.size(); ++t) {
+    stopped += (state[t] & kPatchStopped) != 0 && spp[t] < p.target_spp ? 1u : 0u;
+    lo = std::min(lo, spp[t]);
+    hi = std::max(hi, spp[t]);
+    sum += spp[t];
+  }
+  fmt::print("adaptive: noise threshold {}, min {} spp, a check every {} spp; {}/{} patches stopped below the "
+             "target {} spp; spp per patch min {} mean {:.1f} max {}\n",
+             p.noise_threshold, adaptive_min_spp(p.noise_threshold, p.target_spp), kAdaptiveCheckInterval, stopped,
+             spp.size(), p.target_spp, lo, sum / static_cast<double>(spp.size()), hi);
+}
+}  // namespace
 
 void run_render(const RenderCommand& c) {
   const std::string exr = sibling_path(c.out, "--out", ".png", ".exr");
@@ -50,6 +72,7 @@ void run_render(const RenderCommand& c) {
       spp, fs.total_busy_ms, wall_ms, msamples_per_second(fs.total_paths, fs.total_busy_ms), fs.finished_tasks,
       fs.num_tasks);
   if (s.has_reference()) fmt::print("MSE {:.9e} (reference {})\n", s.mse(), s.reference_path());
+  if (s.options().task.priority == PriorityFunction::Adaptive) print_adaptive_summary(s);
   if (const MegakernelControl* mk = s.megakernel()) {  // what the scheduler did (cumulative since the rebuild)
     const MegakernelStats& m = mk->stats();
     fmt::print("megakernel: grid {} blocks ({} worker warps, {} controllers), {} slices; sort passes {}/{}/{} "

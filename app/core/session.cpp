@@ -150,8 +150,24 @@ void Session::set_megakernel_settings(const MegakernelSettings& settings) {
 }
 
 void Session::set_priority(PriorityFunction f) {
-  options_.task.priority = f;
-  workload_->set_params(options_.task);
+  PatchTaskParams p = options_.task;
+  p.priority = f;
+  set_task_params(p);
+}
+
+void Session::set_noise_threshold(float t) {
+  PatchTaskParams p = options_.task;
+  p.noise_threshold = t;
+  set_task_params(p);
+}
+
+void Session::set_task_params(const PatchTaskParams& p) {
+  const bool finished_changed = workload_->set_params(p);  // validates first
+  options_.task = p;
+  if (finished_changed) {
+    strategy_->invalidate();
+    count_finished();
+  }
 }
 
 void Session::set_paths_per_pixel(uint32_t n) {

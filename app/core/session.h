@@ -70,6 +70,8 @@ class Session {
   // ---- live settings (keep the film) ----
   void set_strategy(const std::string& name);
   void set_priority(PriorityFunction f);
+  /// Noise threshold of the priority function `adaptive`, (0, 1] (InputError otherwise; nothing changes).
+  void set_noise_threshold(float t);
   void set_paths_per_pixel(uint32_t n);
   void set_target_spp(uint32_t spp);
   ScheduleSettings& schedule() { return options_.schedule; }
@@ -131,6 +133,9 @@ class Session {
   void replace_workload(Scene next, const SessionOptions& next_options);
   void rebuild_workload(Scene scene);
   void count_finished();
+  /// Applies new task parameters; when the finished patches may have changed (PatchWorkload::set_params),
+  /// forgets the schedule and recounts them.
+  void set_task_params(const PatchTaskParams& p);
   /// Forgets the schedule and the progress counters (after the film was cleared or replaced).
   void clear_progress();
   uint64_t frame_budget_paths() const;
