@@ -77,7 +77,7 @@ void add_megakernel_options(CLI::App& app, Common& c) {
       ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
       ->default_str("buckets");
   app.add_option("--buckets", m.buckets, "megakernel, queue buckets: priority rings K")
-      ->check(number_check<uint32_t>("in [2, 32]", [](uint32_t v) { return v >= 2 && v <= 32; }))
+      ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
       ->capture_default_str();
   app.add_option("--age-period", m.age_period,
                  "megakernel, queue buckets: every n-th claim of a worker serves the lowest ring (0: off)")
@@ -403,8 +403,8 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
                   "controller; FIFO runs are always Kerbl's ring without a controller)")
       ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
       ->capture_default_str();
-  cmd->add_option("--buckets", b.buckets, "priority rings K of queue buckets")
-      ->check(number_check<uint32_t>("in [2, 32]", [](uint32_t v) { return v >= 2 && v <= 32; }))
+  cmd->add_option("--buckets", b.buckets, "rings K of queue buckets")
+      ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
       ->capture_default_str();
   cmd->add_option("--order-log", b.order_log,
                   "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "

@@ -198,24 +198,12 @@ __device__ bool finish_ranked(const View& v, const QueueView& q, const SlicePara
     DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
     uint32_t cur = cur_band.load(cuda::memory_order_relaxed);
     if (p < kUrgentPriority) {
-      // A priority above the window moves the window up to it, but only while the bands that would then
-      // share a ring with its new first ones (the old window's last cur − band bands) are empty: otherwise
-      // their entries would run as the most urgent ones and, re-entering at the far end, again and again.
-      // Else the task joins band cur.
-      const uint32_t band = priority_band(p), width = q.rings - 1u;
+      // A priority above the window moves the window up to it (bucket_ring: the window's last bands then
+      // share rings with its new first ones until they drain; the far ring is not part of the window).
+      const uint32_t band = priority_band(p);
       if (band < cur) {
-        bool free = true;
-        if (cur != kNoBand) {
-          const uint32_t d = cur - band < width ? cur - band : width;
-          for (uint32_t j = 0; j < d && free; ++j) {
-            const uint32_t r = 1u + (cur + width - 1u - j) % width;
-            free = DeviceAtomic<int>(q.ctl[r].avail).load(cuda::memory_order_relaxed) == 0;
-          }
-        }
-        if (free) {
-          const uint32_t before = cur_band.fetch_min(band, cuda::memory_order_relaxed);
-          cur = before < band ? before : band;
-        }
+        const uint32_t before = cur_band.fetch_min(band, cuda::memory_order_relaxed);
+        cur = before < band ? before : band;
       }
     }
     ring = bucket_ring(p, cur, q.rings);
@@ -251,6 +239,9 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           task = d.task;
           old_p = v.priority[task];
           if (lowest) atomicAdd(&q.main->aged_claims, 1ull);
+          // A far task taken because the window was empty: the window moves down to its band.
+          if (!lowest && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
         } else {
           raise_error(q, kErrBadTask, d.ticket);
         }
@@ -694,24 +685,34 @@ inline __device__ void table_controller_block(const QueueView& q, const SlicePar
 /// allocation units per warp).
 inline constexpr int kMegakernelMaxRegisters = 80;
 
-/// The persistent kernel: blocks 0 … P−1 control, the others work.
-template <class View>
+/// The persistent kernel of one queue design (a template parameter, so that each design's kernel holds only
+/// its own worker loop and fits the register cap without spilling): blocks 0 … P−1 control, the others work.
+template <class View, int Design>
 __global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, QueueView q, SliceParams sp) {
   extern __shared__ uint32_t mk_smem[];
-  if (blockIdx.x < sp.controllers) {
-    if (sp.design != static_cast<int>(QueueDesign::Kerbl)) {
-      table_controller_block(q, sp);
-    } else {
+  if constexpr (Design == static_cast<int>(QueueDesign::Kerbl)) {
+    if (blockIdx.x < sp.controllers) {
       const uint32_t S = q.segment_size();
       controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S, blockIdx.x);
+    } else {
+      worker_warp(v, q, sp);
     }
-  } else if (sp.design == static_cast<int>(QueueDesign::Buckets)) {
-    worker_warp_buckets(v, q, sp);
-  } else if (sp.design == static_cast<int>(QueueDesign::Quanta)) {
-    worker_warp_quanta(v, q, sp);
   } else {
-    worker_warp(v, q, sp);
+    if (blockIdx.x < sp.controllers) table_controller_block(q, sp);
+    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets)) worker_warp_buckets(v, q, sp);
+    else worker_warp_quanta(v, q, sp);
   }
+}
+
+/// The persistent kernel of queue design `d`.
+template <class View>
+const void* megakernel_entry(QueueDesign d) {
+  switch (d) {
+    case QueueDesign::Buckets: return reinterpret_cast<const void*>(&megakernel_kernel<View, 1>);
+    case QueueDesign::Quanta: return reinterpret_cast<const void*>(&megakernel_kernel<View, 2>);
+    case QueueDesign::Kerbl: break;
+  }
+  return reinterpret_cast<const void*>(&megakernel_kernel<View, 0>);
 }
 
 /// Resets the per-slice words of QueueControl. (The non-template kernels here are `static`: this header
@@ -920,7 +921,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     timer.start();
     mk::QueueView q = queue_;
     void* args[] = {&v, &q, &sp};
-    const cudaError_t err = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&mk::megakernel_kernel<View>),
+    const cudaError_t err = cudaLaunchCooperativeKernel(kernel_,
                                                         dim3(grid_), dim3(block_), args, smem_bytes_, nullptr);
     if (err == cudaErrorCooperativeLaunchTooLarge) {
       (void)cudaGetLastError();
@@ -1022,8 +1023,9 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     queue_.rings = rings;
     queue_.locking = design_ == QueueDesign::Kerbl;
     // Grid: everything that fits at once (co-residency is what lets warps spin on each other).
-    smem_bytes_ = size_t(2) * S * (sizeof(float) + sizeof(uint32_t));
-    const void* kernel = reinterpret_cast<const void*>(&mk::megakernel_kernel<View>);
+    smem_bytes_ = design_ == QueueDesign::Kerbl ? size_t(2) * S * (sizeof(float) + sizeof(uint32_t)) : 0;
+    kernel_ = mk::megakernel_entry<View>(design_);
+    const void* kernel = kernel_;
     cudaFuncAttributes fa{};
     MV_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
     registers_ = static_cast<uint32_t>(fa.numRegs);
@@ -1201,6 +1203,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   uint32_t num_tasks_ = 0, segment_size_ = 0, block_ = 0, blocks_per_sm_set_ = ~0u;
   uint32_t grid_ = 0, blocks_per_sm_ = 0, worker_warps_ = 0, registers_ = 0;
   size_t smem_bytes_ = 0;
+  const void* kernel_ = nullptr;  ///< the persistent kernel of design_
   // queue (device)
   mk::QueueView queue_{};
   DeviceBuffer<float> key_;

@@ -49,9 +49,9 @@ inline QueueDesign parse_queue_design(const std::string& name) {
 struct MegakernelSettings {
   /// Queue design. Changing it rebuilds the queue at the next step (the film is kept).
   QueueDesign queue = QueueDesign::Buckets;
-  /// `buckets`: number of rings K, [2, 32]: one of urgent tasks and a calendar window of K − 1 priority
-  /// bands of at most a factor 1.25 each, four an octave (K = 32: 7.75 octaves of priority; lower ones
-  /// wait in the last band).
+  /// `buckets`: number of rings K, [3, 32]: one of urgent tasks, a calendar window of K − 2 priority bands
+  /// of at most a factor 1.25 each, four an octave (K = 32: 7.5 octaves of priority), and one of the tasks
+  /// below the window.
   uint32_t buckets = 32;
   /// `buckets`: every age_period-th claim of a worker warp takes the ring with the most waiting entries
   /// instead of the most urgent one, so no task waits for ever whatever the priorities (0: never; else
@@ -120,7 +120,7 @@ struct MegakernelSettings {
     if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
     if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
     if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
-    if (buckets < 2 || buckets > 32) bad("buckets", std::to_string(buckets) + " is not in [2, 32]");
+    if (buckets < 3 || buckets > 32) bad("buckets", std::to_string(buckets) + " is not in [3, 32]");
     if (age_period == 1 || age_period > 65536)
       bad("age_period", std::to_string(age_period) + " is not 0 (off) or in [2, 65536]");
     if (quantum_max < 2 || quantum_max > 64)

@@ -5,7 +5,7 @@
 // (sign, 8 exponent bits and the top 4 mantissa bits), so a bin spans a factor of at most 1 + 1/16 of
 // |priority| over the whole float range, negative values (priority `none` is −spp) included.
 //  - `buckets`: K FIFO rings are a calendar queue over priority bands of kBinsPerBand bins (bucket_ring)
-//    behind one ring of urgent tasks; workers serve the most urgent non-empty band, so a task that stays urgent runs again before the less
+//    between a ring of urgent tasks and one of far ones; workers serve the most urgent non-empty band, so a task that stays urgent runs again before the less
 //    urgent ones get their next turn: the greedy order of a priority queue within a factor 1.25, at
 //    FIFO cost per operation. Bands are absolute, not ranks, so a waiting task keeps its place while the
 //    others' priorities fall past it.
@@ -63,19 +63,21 @@ inline constexpr uint32_t kNoBand = 0xffffffffu;
 /// Absolute band of a priority, 0 for the largest priorities, in [0, kPriorityBins / kBinsPerBand).
 MV_HD MV_INLINE uint32_t priority_band(float p) { return (kPriorityBins - 1u - priority_bin(p)) / kBinsPerBand; }
 
-/// The `buckets` design is a calendar queue over bands: of its K rings, ring 0 holds the urgent tasks and
-/// rings 1 … K − 1 hold the window of W = K − 1 bands [cur, cur + W − 1] (cur the most urgent band with
-/// waiting tasks), band j in ring 1 + j mod W. A band below the window joins the window's last band; one
-/// above it joins cur (the megakernel moves cur up to it first). Returns the band used.
-MV_HD MV_INLINE uint32_t window_band(uint32_t band, uint32_t cur, uint32_t width) {
-  return band < cur ? cur : (band - cur >= width ? cur + width - 1u : band);
-}
+/// The `buckets` design is a calendar queue over bands: of its K ≥ 3 rings, ring 0 holds the urgent tasks,
+/// rings 1 … K − 2 the window of W = K − 2 bands [cur, cur + W − 1] (cur the most urgent band with waiting
+/// tasks), band j in ring 1 + j mod W, and ring K − 1 the *far* tasks, whose band lies below the window
+/// (served FIFO once the window is empty). A band above the window joins cur (the megakernel first moves
+/// cur up to it; then the window's last bands share rings with its new first ones until they drain: those
+/// entries run early, none is lost, and the far ring never takes part).
+MV_HD MV_INLINE uint32_t window_width(uint32_t rings) { return rings - 2u; }
 
-/// The ring of priority p when the window starts at band `cur` (kNoBand: at p's own band), for K ≥ 2 rings.
+/// The ring of priority p when the window starts at band `cur` (kNoBand: at p's own band), for K ≥ 3 rings.
 MV_HD MV_INLINE uint32_t bucket_ring(float p, uint32_t cur, uint32_t rings) {
   if (p >= kUrgentPriority) return 0;
-  const uint32_t width = rings - 1u, band = priority_band(p);
-  return 1u + window_band(band, cur == kNoBand ? band : cur, width) % width;
+  const uint32_t width = window_width(rings), band = priority_band(p);
+  const uint32_t c = cur == kNoBand ? band : cur;
+  if (band >= c && band - c >= width) return rings - 1u;  // far
+  return 1u + (band < c ? c : band) % width;
 }
 
 /// Mean quantum (sample batches per visit) of a mid-rank for largest quantum Q ≥ 1: Q^(1 − 2u), in [1/Q, Q].

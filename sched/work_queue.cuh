@@ -396,15 +396,15 @@ __device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeu
 
 /// Several rings (QueueDesign::Buckets, a calendar queue over priority bands, sched/priority_table.h):
 /// the whole warp claims one entry of the urgent ring 0 if it has one, else of the most urgent non-empty
-/// band in the window [cur, cur + W − 1] (ring 1 + j mod W holds band j), and moves cur there; with
-/// `aged`, of the ring with the most waiting entries instead (ageing: bands that wait long grow, and a
-/// few claims serve them whatever their priority). Lane l < rings reads ring l's avail, so one round trip
-/// finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
+/// band in the window [cur, cur + W − 1] (ring 1 + j mod W holds band j), moving cur there, else of the far
+/// ring K − 1; with `aged`, of the ring with the most waiting entries instead (ageing: bands that wait long
+/// grow, and a few claims serve them whatever their priority). Lane l < rings reads ring l's avail, so one
+/// round trip finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
 /// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort).
 __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged) {
   constexpr unsigned kFull = 0xffffffffu;
-  const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = rings - 1u;
-  const unsigned band_bits = width == 32 ? kFull : (1u << width) - 1u;
+  const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
+  const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
   // Progress while waiting: any warp's new reservation (it finished a task).
   Spin spin(watchdog, kErrEmptyQueue, 0, 4096, &q.main->reserved);
   for (;;) {
@@ -419,13 +419,15 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       ring = __ffs(__ballot_sync(kFull, a == most && a > 0)) - 1;
     } else if (mask & 1u) {
       ring = 0;  // urgent first
-    } else if (mask) {
+    } else if ((mask >> 1) & band_bits) {
       const uint32_t o = cur == kNoBand ? 0u : cur % width;  // the ring of band cur, rotated to bit 0
-      const unsigned m = mask >> 1;
+      const unsigned m = (mask >> 1) & band_bits;
       const unsigned rot = o == 0 ? m : ((m >> o) | (m << (width - o))) & band_bits;
       const uint32_t f = static_cast<uint32_t>(__ffs(rot) - 1);
       ring = static_cast<int>(1u + (o + f) % width);
       band = cur == kNoBand ? cur : cur + f;
+    } else if (mask) {
+      ring = static_cast<int>(rings - 1u);  // the window is empty: the far tasks
     }
     if (lane == 0) {
       if (ring >= 0) {

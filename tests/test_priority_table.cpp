@@ -56,16 +56,11 @@ TEST(PriorityTable, BandsAndTheCalendarWindow) {
   EXPECT_NE(priority_band(1.f), priority_band(1.25f));
   EXPECT_EQ(priority_band(1.f) - priority_band(2.f), 4u) << "four bands an octave";
   EXPECT_LT(priority_band(-1.f), priority_band(-2.f)) << "none: fewer spp is more urgent";
-  // A window of 7 bands [100, 106].
-  EXPECT_EQ(window_band(103, 100, 7), 103u);
-  EXPECT_EQ(window_band(90, 100, 7), 100u) << "a priority that rose above the window joins cur";
-  EXPECT_EQ(window_band(500, 100, 7), 106u) << "one below the window joins its last band";
-  EXPECT_EQ(window_band(106, 100, 7), 106u);
-  EXPECT_EQ(window_band(107, 100, 7), 106u);
 }
 
-TEST(PriorityTable, BucketRingsUrgentFirstThenTheWindowsBands) {
-  const uint32_t K = 8;  // ring 0 urgent, rings 1..7 the window
+TEST(PriorityTable, BucketRingsUrgentFirstThenTheWindowsBandsThenFar) {
+  const uint32_t K = 9;  // ring 0 urgent, rings 1..7 the window, ring 8 far
+  EXPECT_EQ(window_width(K), 7u);
   EXPECT_EQ(bucket_ring(kUnsampledPriority, 10, K), 0u);
   EXPECT_EQ(bucket_ring(1e30f / 33.f, 10, K), 0u) << "below the minimum samples: urgent";
   const float top = 1.f;
@@ -80,9 +75,11 @@ TEST(PriorityTable, BucketRingsUrgentFirstThenTheWindowsBands) {
     used[r] = true;
   }
   EXPECT_EQ(std::count(used.begin(), used.end(), true), 7);
-  EXPECT_EQ(bucket_ring(1e-20f, cur, K), 1u + (cur + 6u) % 7u) << "far below the window: the last band";
+  EXPECT_EQ(bucket_ring(1e-20f, cur, K), 8u) << "below the window: the far ring";
+  EXPECT_EQ(bucket_ring(top / 4.1f, cur, K), 8u) << "just past 7 bands below cur: far";
   EXPECT_EQ(bucket_ring(1e20f, cur, K), bucket_ring(top, cur, K)) << "above the window: cur";
   EXPECT_EQ(bucket_ring(top, kNoBand, K), 1u + cur % 7u) << "no window yet: the priority's own band";
+  EXPECT_EQ(bucket_ring(-5.f, kNoBand, K), 1u + priority_band(-5.f) % 7u) << "negative priorities (none) too";
 }
 
 TEST(PriorityTable, CreditRunsFractionalQuantaAtTheirMeanRate) {

@@ -203,24 +203,25 @@ void megakernel_settings(const MegakernelSettings& m, GuiState& st, Target targe
   tip("How the workers order the patch tasks (the film is kept; the queue is rebuilt from it):\n"
       "kerbl: Kerbl 2012 exactly, one ring sorted by controller blocks (3-5). Every task still runs\n"
       "  once per turn-over of the ring, so on a large GPU the allocation stays uniform.\n"
-      "buckets (default): K FIFO rings by quantile of the live priorities; workers serve the highest\n"
-      "  non-empty ring, so urgent patches run again before the others' next turn.\n"
+      "buckets (default): K FIFO rings, a calendar queue over priority bands; workers serve the most\n"
+      "  urgent non-empty band, so urgent patches run again before the others' next turn.\n"
       "quanta: one FIFO ring; a task draws priority-proportional sample batches per visit\n"
       "  (Q at the top, 1 at the median, 1/Q at the bottom, through a per-task credit).");
   if (m.queue == QueueDesign::Buckets) {
     int rings = static_cast<int>(m.buckets);
-    if (ImGui::SliderInt("buckets K", &rings, 2, 32, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+    if (ImGui::SliderInt("buckets K", &rings, 3, 32, "%d", ImGuiSliderFlags_AlwaysClamp)) {
       const uint32_t k = static_cast<uint32_t>(rings);
       st.queue_megakernel(target, "Set buckets " + std::to_string(k), [k](MegakernelSettings& x) { x.buckets = k; });
     }
-    tip("Rings by K-quantiles of the live priority distribution (sched/priority_table.h). Rebuilds the queue.");
+    tip("Rings: urgent, a calendar window of K - 2 priority bands (four an octave) and the tasks below it\n"
+        "(sched/priority_table.h). Rebuilds the queue.");
     int age = static_cast<int>(m.age_period);
     if (ImGui::SliderInt("age period", &age, 0, 1024, age == 0 ? "off" : "%d",
                          ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic)) {
       const uint32_t a = age == 1 ? 2u : static_cast<uint32_t>(age);
       st.queue_megakernel(target, "Set age period " + std::to_string(a), [a](MegakernelSettings& x) { x.age_period = a; });
     }
-    tip("Every n-th claim of a worker warp serves the lowest non-empty ring instead of the highest,\n"
+    tip("Every n-th claim of a worker warp serves the ring with the most waiting tasks instead of the most urgent,\n"
         "so no patch waits for ever whatever the priority (0: off).");
   }
   if (m.queue == QueueDesign::Quanta) {
