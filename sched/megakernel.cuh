@@ -87,7 +87,7 @@ struct SliceParams {
   uint32_t pull_distance = 4;
   // ---- QueueDesign::Buckets and ::Quanta (sched/priority_table.h) ----
   int design = 0;                        ///< QueueDesign
-  uint32_t age_period = 0;               ///< Buckets: every age_period-th claim serves the lowest ring
+  uint32_t age_period = 0;               ///< Buckets: every age_period-th claim serves the fullest ring
   uint32_t quantum_max = 4;              ///< Quanta: Q
   int* hist = nullptr;                   ///< [kPriorityBins] live tasks per priority bin
   float* bin_quantum = nullptr;          ///< [kPriorityBins] mean quantum of a bin (controller-written)
@@ -188,7 +188,7 @@ __device__ bool finish_ranked(const View& v, const QueueView& q, const SlicePara
   }
   const float p = v.priority[task];
   const bool done = v.finished(task);
-  if (q.rings == 1) move_priority_bin(sp.hist, old_p, p, done);  // quanta's live distribution
+  if (sp.design == static_cast<int>(QueueDesign::Quanta)) move_priority_bin(sp.hist, old_p, p, done);
   if (done) {
     DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
     return true;
@@ -218,7 +218,7 @@ __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp
 
 /// QueueDesign::Buckets: the warp claims the front task of the most urgent non-empty band (every
 /// age_period-th claim: of the fullest ring), executes it once and re-enqueues it into its new priority
-/// band's ring (claim_ring_warp, window_band).
+/// band's ring (claim_ring_warp, bucket_ring).
 template <class View>
 __device__ void worker_warp_buckets(const View& v, const QueueView& q, const SliceParams& sp) {
   constexpr unsigned kFull = 0xffffffffu;
@@ -227,8 +227,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
   for (;;) {
     int go = lane == 0 ? static_cast<int>(reserve_work(q, sp, 1ull)) : 0;
     if (!__shfl_sync(kFull, go, 0)) break;
-    const bool lowest = sp.age_period != 0 && ++claims % sp.age_period == 0;
-    const int ring = claim_ring_warp(q, sp.watchdog_cycles, lowest);
+    const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
+    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged);
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
@@ -238,9 +238,9 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
         if (d.task < q.num_tasks) {
           task = d.task;
           old_p = v.priority[task];
-          if (lowest) atomicAdd(&q.main->aged_claims, 1ull);
+          if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!lowest && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+          if (!aged && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
             DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
         } else {
           raise_error(q, kErrBadTask, d.ticket);
@@ -331,8 +331,9 @@ __device__ MV_INLINE uint32_t block_suffix_sum(uint32_t v, uint32_t* warp_sums, 
   return above + x - v;
 }
 
-/// The whole block: turns the histogram into the table bin → mean quantum of sched/priority_table.h. Reads the histogram as it is (counts move while it runs: a transient error of
-/// a few tasks' rank). Bins of thread t: [t·c, t·c + c), c = ⌈kPriorityBins / blockDim.x⌉.
+/// The whole block: turns the histogram into the table bin → mean quantum of sched/priority_table.h.
+/// Reads the histogram as it is (counts move while it runs: a transient error of a few tasks' rank).
+/// Bins of thread t: [t·c, t·c + c), c = ⌈kPriorityBins / blockDim.x⌉.
 __device__ MV_INLINE void compute_priority_table(const int* hist, float* bin_quantum, uint32_t quantum_max,
                                                  uint32_t* warp_sums) {
   const uint32_t chunk = (kPriorityBins + blockDim.x - 1) / blockDim.x;
@@ -773,7 +774,7 @@ static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, 
   }
 }
 
-/// Rebuild (Buckets, Quanta): counts the live list's priorities into the zeroed histogram.
+/// Rebuild (Quanta): counts the live list's priorities into the zeroed histogram.
 static __global__ void priority_hist_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
                                             int* hist) {
   const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
@@ -781,7 +782,7 @@ static __global__ void priority_hist_kernel(const float* priority, const uint32_
     atomicAdd(&hist[priority_bin(priority[list[i]])], 1);
 }
 
-/// Rebuild (Buckets, Quanta): the table from the histogram, by one block (the controller's own code).
+/// Rebuild (Quanta): the table from the histogram, by one block (the controller's own code).
 static __global__ void priority_table_kernel(const int* hist, float* bin_quantum, uint32_t quantum_max) {
   __shared__ uint32_t warp_sums[32];
   compute_priority_table(hist, bin_quantum, quantum_max, warp_sums);
@@ -803,11 +804,6 @@ static __global__ void ring_flags_kernel(const float* priority, const uint32_t* 
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     flags[i] = i < static_cast<uint32_t>(*n_live_ptr) && bucket_ring(priority[list[i]], main->cur_band, rings) == k;
-}
-
-/// Rebuild (several rings): the shared live count.
-static __global__ void set_live_kernel(QueueControl* main, int live) {
-  main->live = live;
 }
 
 /// RAII int in mapped pinned host memory: the host writes it while a kernel reads it (stop requests).
@@ -1092,7 +1088,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       MV_CUDA_CHECK_LAUNCH();
       MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
     } else {
-      // Each live task enters the ring of its priority's bin, in the list's order (a stable partition).
+      // Each live task enters the ring of its priority's band (bucket_ring, the window opening at the most
+      // urgent ranked band), in the list's order (a stable partition).
       ring_list_.resize(n);
       ring_count_.resize(rings_);
       MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
@@ -1115,8 +1112,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       std::vector<int> counts(rings_);
       ring_count_.download(counts.data(), rings_);
       for (int c : counts) live += c;
-      mk::set_live_kernel<<<1, 1>>>(ctl_.data(), live);
-      MV_CUDA_CHECK_LAUNCH();
+      // The shared live count (init_segments_kernel wrote each ring's own count into its block).
+      MV_CUDA_CHECK(cudaMemcpy(&ctl_.data()->live, &live, sizeof(int), cudaMemcpyHostToDevice));
     }
     live_ = static_cast<uint32_t>(live);
     head_ = 0;

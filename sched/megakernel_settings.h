@@ -159,8 +159,8 @@ struct MegakernelStats {
   uint64_t ctrl_not_full = 0;
   uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
   uint64_t yields = 0;            ///< `quanta`: visits that ran no batch (credit below one batch)
-  uint64_t aged_claims = 0;       ///< `buckets`: claims that served the lowest non-empty ring
-  uint64_t table_passes = 0;      ///< `buckets`, `quanta`: controller passes over the priority histogram
+  uint64_t aged_claims = 0;       ///< `buckets`: claims that served the fullest ring (ageing)
+  uint64_t table_passes = 0;      ///< `quanta`: controller passes over the priority histogram
 };
 
 /// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and

@@ -5,8 +5,8 @@
 // (sign, 8 exponent bits and the top 4 mantissa bits), so a bin spans a factor of at most 1 + 1/16 of
 // |priority| over the whole float range, negative values (priority `none` is −spp) included.
 //  - `buckets`: K FIFO rings are a calendar queue over priority bands of kBinsPerBand bins (bucket_ring)
-//    between a ring of urgent tasks and one of far ones; workers serve the most urgent non-empty band, so a task that stays urgent runs again before the less
-//    urgent ones get their next turn: the greedy order of a priority queue within a factor 1.25, at
+//    between a ring of urgent tasks and one of far ones; workers serve the most urgent non-empty band,
+//    so a task that stays urgent runs again before the less urgent ones get their next turn: the greedy order of a priority queue within a factor 1.25, at
 //    FIFO cost per operation. Bands are absolute, not ranks, so a waiting task keeps its place while the
 //    others' priorities fall past it.
 //  - `quanta` (one FIFO ring): every live task's priority is counted in a histogram over the bins, which

@@ -29,4 +29,8 @@ inline double order_score(const std::vector<float>& L) { return order_score(L.da
 /// O(n); n < 2 gives 1 like order_score. `held` is clamped to n.
 double ascending_held_prefix_bound(size_t n, size_t held);
 
+/// Entries the workers hold at t = 0 (the argument `held` above): `workers` warps each hold one entry,
+/// rounded up to whole segments of `segment` entries (segment ≥ 1).
+inline size_t held_segment_entries(size_t workers, size_t segment) { return (workers + segment - 1) / segment * segment; }
+
 }  // namespace mv

@@ -122,8 +122,8 @@ struct QueueControl {
   unsigned long long wait_cycles;                      ///< worker cycles spent waiting on locked segments
   unsigned long long empty_executions;                 ///< dequeued tasks that were already finished (must be 0)
   unsigned long long yields;                           ///< `quanta`: visits that ran no batch
-  unsigned long long aged_claims;                      ///< `buckets`: claims served from the lowest ring
-  unsigned long long table_passes;                     ///< controller passes over the priority histogram
+  unsigned long long aged_claims;                      ///< `buckets`: claims served from the fullest ring
+  unsigned long long table_passes;                     ///< `quanta`: controller passes over the histogram
   alignas(128) unsigned long long record_next;         ///< several rings: next index of the order record
   alignas(128) unsigned int cur_band;                  ///< several rings: the most urgent band with waiting tasks
 };

@@ -64,7 +64,7 @@ struct SplitCaptureResult {
   std::string png, json;      ///< the composed image and the split sidecar
 };
 
-/// A capture of the split view (issue 4): each side's four files (capture(), its sidecar with a "split"
+/// A capture of the split view (Kerbl 2012 Fig 8, live): each side's four files (capture(), its sidecar with a "split"
 /// object: side, divider, the columns shown and their MSE), then "<scene>-split-<left strategy>-<left
 /// priority>-vs-<right strategy>-<right priority>-NNNN" .png (the composed image as shown, divider at
 /// split_column(divider, width)) and .json ({"split": {"divider", "column", "budget", "left", "right"}},

@@ -149,9 +149,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
           const uint64_t passes = r.passes[0] + r.passes[1] + r.passes[2];
           // sched/score.h: the best score Kerbl's queue can reach from the ascending fill when the workers
           // hold their first segments before any sort (held = workers rounded up to whole segments).
-          const uint64_t seg = std::min(c.segment, n);
-          const uint64_t held = (static_cast<uint64_t>(r.worker_warps) + seg - 1) / seg * seg;
-          const double bound = ascending_held_prefix_bound(n, held);
+          const double bound =
+              ascending_held_prefix_bound(n, held_segment_entries(r.worker_warps, std::min(c.segment, n)));
           fmt::print("{:>7} {:>8g} {:>6} {:>3} {:>7} {:>8.4f} {:>8.4f} {:>8} {:>7.4f} {:>8.3f} {:>9.2f} {:>9.2f} {:>8} {:>10} "
                      "{:>20}\n",
                      n, task_us, block, r.controllers, r.worker_warps, r.score, f.score,

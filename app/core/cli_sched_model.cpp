@@ -66,7 +66,7 @@ void run_sched_model(const SchedModelCommand& c) {
   base.order = order;
   base.seed = c.seed;
   // The entries the workers take at t = 0 lie in segments that are never sorted (§6.2).
-  const uint64_t held = (static_cast<uint64_t>(c.workers) + c.segment - 1) / c.segment * c.segment;
+  const uint64_t held = held_segment_entries(c.workers, c.segment);
 
   fmt::print("sched-model: Kerbl 2012 §6.2 on the CPU model (sched/queue_model.h): {} workers, segments of {}, "
              "sort passes {:g}/{:g}/{:g} µs (unsorted-unsorted/one sorted/sorted-sorted),\n"

@@ -266,9 +266,9 @@ std::vector<MegakernelStatLine> megakernel_stat_lines(const MegakernelStats& k, 
              ull(k.ctrl_restarts), ull(k.ctrl_lock_failures), ull(k.ctrl_not_full)),
       !r.valid);
   add("rank passes", format("%llu", ull(k.table_passes)),
-      "Queue designs buckets and quanta: controller passes that turned the histogram of live priorities\n"
-      "into the table priority -> ring / quantum (sched/priority_table.h), since the queue was built.",
-      format("%llu aged claims (buckets: served from the lowest ring), %llu yields (quanta: visits with no batch)",
+      "Queue design quanta: controller passes that turned the histogram of live priorities into the\n"
+      "table priority -> quantum (sched/priority_table.h), since the queue was built.",
+      format("%llu aged claims (buckets: served from the fullest ring), %llu yields (quanta: visits with no batch)",
              ull(k.aged_claims), ull(k.yields)),
       k.table_passes == 0);
   if (k.order_score >= 0.0)

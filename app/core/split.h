@@ -1,4 +1,4 @@
-// The split view's rules (issue 4; Kerbl 2012 Fig 8, §6.3): two Sessions on the same scene, resolution,
+// The split view's rules (Kerbl 2012 Fig 8, §6.3): two Sessions on the same scene, resolution,
 // camera, seed and target spp, each with its own strategy and priority, compared at the same sample
 // budget. The viewer (app/gui/viewer.cpp) drives them; these pure functions are its testable part.
 //

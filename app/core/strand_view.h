@@ -1,4 +1,4 @@
-// What the viewer's strand mode needs besides GL (issue 5, item 5): one strand run on a worker thread,
+// What the viewer's strand mode needs besides GL: one strand run on a worker thread,
 // its image and step-count heat map as RGBA8, the run's report as JSON, and captures of what is shown.
 // Kept out of app/gui so the tests can run it headless, through exactly the viewer's code path.
 #pragma once
@@ -74,7 +74,7 @@ class StrandRunner {
   std::thread thread_;  // last: started after the members it uses
 };
 
-/// The viewer's fill-in replay of a finished run (issue 5 item 5: the image fills in as strands finish, and
+/// The viewer's fill-in replay of a finished run (the image fills in as strands finish, and
 /// the strategies look different while running). A GPU run of millions of strands lasts milliseconds, far
 /// below a frame, so the viewer records the run's finish order (StrandRunSettings::record_finish_order)
 /// and replays it over a few seconds: at fraction f of the replay the first round(f·N) strands to finish
@@ -102,7 +102,7 @@ class StrandReplay {
   size_t shown_ = 0;
 };
 
-/// Active strands over time in the program's own clock (issue 5 item 5): entry k of the result is the
+/// Active strands over time in the program's own clock: entry k of the result is the
 /// number of strands still active after super-step k·stride (those with more than k·stride updates),
 /// k = 0 … ceil(max / stride), where stride = max(1, ceil(max / max_points)) and max the largest step
 /// count — at most max_points + 1 entries; entry 0 is the number of strands (every strand starts active).
