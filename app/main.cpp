@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "app/core/cli.h"
+#include "app/core/cli_params.h"
 #include "app/core/cli_strands.h"
+#include "app/core/megakernel_report.h"
+#include "app/core/strand_workloads.h"
 #include "app/gui/gui.h"
 #include "base/errors.h"
 
@@ -69,46 +72,10 @@ CLI::Validator number_check(const std::string& what, Ok ok) {
 /// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel_settings.h). They apply whenever the
 /// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
 void add_megakernel_options(CLI::App& app, Common& c) {
-  MegakernelSettings& m = c.session.megakernel;
-  app.add_option_function<std::string>(
-         "--queue", [&m](const std::string& v) { m.queue = parse_queue_design(v); },
-         "megakernel: queue design: buckets (default; priority rings), quanta (priority-proportional sample "
-         "batches) or kerbl (Kerbl 2012's sorted ring, for the paper's experiments)")
-      ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
-      ->default_str("buckets");
-  app.add_option("--buckets", m.buckets, "megakernel, queue buckets: priority rings K")
-      ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
-      ->capture_default_str();
-  app.add_option("--age-period", m.age_period,
-                 "megakernel, queue buckets: every n-th claim of a worker serves the lowest ring (0: off)")
-      ->check(number_check<uint32_t>("0 or in [2, 65536]", [](uint32_t v) { return v == 0 || (v >= 2 && v <= 65536); }))
-      ->capture_default_str();
-  app.add_option("--quantum-max", m.quantum_max, "megakernel, queue quanta: largest sample batches per visit Q")
-      ->check(number_check<uint32_t>("in [2, 64]", [](uint32_t v) { return v >= 2 && v <= 64; }))
-      ->capture_default_str();
-  app.add_option("--segment-size", m.segment_size, "megakernel: entries per queue segment S (Kerbl 3.2)")
-      ->check(number_check<uint32_t>("a power of two in [32, 512]",
-                                     [](uint32_t v) { return v >= 32 && v <= 512 && (v & (v - 1)) == 0; }))
-      ->capture_default_str();
-  app.add_option("--controllers", m.controllers,
-                 "megakernel: controller blocks P sorting the queue (1: Kerbl's single controller)")
-      ->check(number_check<uint32_t>("in [1, 64]", [](uint32_t v) { return v >= 1 && v <= 64; }))
-      ->capture_default_str();
-  app.add_flag("!--no-controller", m.controller,
-               "megakernel: no controller, the queue runs FIFO (the fair comparison, Kerbl 6.2)");
-  app.add_flag("!--no-time-management", m.time_management,
-               "megakernel: lock segments without checking the time buffers (Kerbl 5.2)");
-  app.add_option("--buffer-multiplier", m.buffer_multiplier, "megakernel: multiplier on the time buffers (Kerbl 5.4)")
-      ->check(number_check<float>("a finite number > 0", [](float v) { return std::isfinite(v) && v > 0.f; }))
-      ->capture_default_str();
-  app.add_flag("--pull-forward", m.pull_forward,
-               "megakernel: controllers merge each segment with a target just ahead of the head instead of its "
-               "neighbour (beyond Kerbl)");
-  app.add_option("--pull-distance", m.pull_distance, "megakernel: segments between the head and the pull target")
-      ->check(number_check<uint32_t>("in [1, 1024]", [](uint32_t v) { return v >= 1 && v <= 1024; }))
-      ->capture_default_str();
-  app.add_flag("--wave-aware-buffer", m.wave_aware_buffer,
-               "megakernel: buffer = floor(entries ahead / workers) x the shortest task (right when workers > S)");
+  add_param_options(app, megakernel_params().specs(), "megakernel",
+                    [&c](const std::string& name, const std::string& text) {
+                      set_megakernel_setting(c.session.megakernel, name, text);
+                    });
 }
 
 void add_priority_option(CLI::App& app, Common& c) {
@@ -163,18 +130,20 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
          },
          "scripted smoke-test steps FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
          "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F, FRAME:workload=W|progressive, "
-         "FRAME:strand-strategy=S, FRAME:strand-size=WxH, FRAME:grid=n:b:c|auto, FRAME:task-quantum=Q, "
-         "FRAME:task-priority=P, FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
+         "FRAME:strand-strategy=S, FRAME:strand-size=WxH, FRAME:grid=n:b:c|auto, FRAME:<strand knob>=V "
+         "(work-unit, task-quantum, task-priority, …), FRAME:strand-view=image|heat, FRAME:strand-orbit=AZ:EL:DIST, "
          "FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset (comma separated)")
       ->delimiter(',');
-  // Strand mode (issue 5): --workload opens the viewer on a strand workload instead of the path tracer.
+  // Strand mode: --workload opens the viewer on a strand workload instead of the path tracer.
   app.add_option("--workload", gui.strand_workload,
-                 "start in strand mode on this strand workload (mandelbrot, vr-lite-cam, illust-vr, path-tracer)");
+                 "start in strand mode on this strand workload (" + strand_workload_names() + ")");
   app.add_option("--strand-strategy", gui.strand_strategy,
                  "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
   app.add_option_function<std::string>(
       "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
       "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  add_param_options(app, strand_params().specs(), "strand mode",
+                    [&gui](const std::string& name, const std::string& text) { gui.strand_knobs[name] = text; });
   app.add_option("--fill-in", gui.fill_in_seconds,
                  "strand mode: seconds of the fill-in replay of each finished run (the strands in the order they "
                  "finished); 0: the finished image at once (default 2, and 0 with --frames)")
@@ -265,8 +234,7 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
   // The strand bench (app/core/cli_strand_bench.cpp): --workload selects it.
   cmd->add_option("--workload", sb.workloads,
-                  "strand workloads, comma separated (mandelbrot, vr-lite-cam, illust-vr, path-tracer): time strand "
-                  "strategies")
+                  "strand workloads, comma separated (" + strand_workload_names() + "): time strand strategies")
       ->delimiter(',');
   cmd->add_option("--strategy", sb.strategies,
                   "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
@@ -274,19 +242,10 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
   cmd->add_option("--size", sb.size,
                   "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
-  cmd->add_option("--permute-seed", sb.permute_seed, "seed of the *-permute strategies")->capture_default_str();
-  cmd->add_flag("!--no-prefetch", sb.prefetch, "unified-memory strategies: no cudaMemPrefetchAsync to the GPU");
+  add_param_options(*cmd, strand_params().specs(), "strand strategies",
+                    [&sb](const std::string& name, const std::string& text) { sb.knobs[name] = text; });
   cmd->add_flag("--record-finish-order", sb.record_finish_order,
                 "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
-  cmd->add_flag("--managed-counter", sb.managed_counter,
-                "unified-memory strategies: the active/work counter in managed memory too, read by the host through its page");
-  cmd->add_option("--task-quantum", sb.task_quantum,
-                  "task strategies on strands (uniform, sorted-waves, megakernel, sequential-priority): updates per "
-                  "strand per task execution")
-      ->capture_default_str();
-  cmd->add_option("--task-priority", sb.task_priority,
-                  "task strategies on strands: group priority fifo, most-remaining or least-remaining")
-      ->capture_default_str();
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv and P.png (--out-prefix)");
   cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
   cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv and P.png");
@@ -298,9 +257,13 @@ void check_bench_mode(const CLI::App& cmd) {
   const bool strands = cmd.count("--workload") > 0;
   const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
                                                "--seed",      "--wave-size", "--priority", "--strategies"};
-  const std::vector<std::string> strand_only = {"--strategy", "--grid",  "--size",              "--permute-seed",
-                                                "--no-prefetch", "--managed-counter", "--sweep", "--sweep-max-threads", "--out-prefix",
-                                                "--task-quantum", "--task-priority", "--record-finish-order"};
+  std::vector<std::string> strand_only = {"--strategy",          "--grid",       "--size",
+                                          "--sweep",             "--sweep-max-threads", "--out-prefix",
+                                          "--record-finish-order"};
+  for (const ParamSpec& spec : strand_params().specs()) {
+    strand_only.push_back("--" + spec.name);
+    if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
+  }
   for (const std::string& name : strands ? patch_only : strand_only)
     if (cmd.count(name) > 0)
       throw InputError("", name,

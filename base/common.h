@@ -1,7 +1,7 @@
 // Common definitions shared by CPU and GPU code and by every folder (render/, sched/, app/).
 //
 // Every per-pixel, per-sample and per-task function of megaview is written once and marked MV_HD, so the
-// CPU strategies, the tests and the CUDA kernels run the same code (ARCHITECTURE.md, "One source of truth").
+// CPU strategies, the tests and the CUDA kernels run the same code (docs/architecture.md, "One source of truth").
 #pragma once
 
 #include <cstdint>
@@ -18,14 +18,6 @@ namespace mv {
 
 /// Where data lives or code runs.
 enum class Side { Host, Device };
-
-/// Counters of one strategy step that GPU task code accumulates with atomics (part of the Workload
-/// concept, sched/strategy.h).
-struct TaskCounters {
-  unsigned long long paths = 0;  ///< paths (samples) traced
-  unsigned int tasks = 0;        ///< task executions that did work
-  unsigned int finished = 0;     ///< tasks that reached their target
-};
 
 /// Side length of a patch task in pixels (Kerbl 2012, §6.3: pixels are grouped as 4x4 patches).
 inline constexpr int kPatchSize = 4;

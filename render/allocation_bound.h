@@ -1,5 +1,5 @@
 // The best any sample allocation could do on a scene: a lower bound on the samples a priority scheduler
-// needs to reach the MSE of uniform sampling (issue 4's time-to-MSE goal; Kerbl 2012 §6.3, Fig 9).
+// needs to reach the MSE of uniform sampling (the time-to-MSE goal of Kerbl 2012 §6.3, Fig 9).
 //
 // With per-pixel variance σ²_i of one sample (summed over r, g, b), pixel i's squared error after n_i
 // samples is σ²_i / n_i in expectation. A task unit of m_p pixels (a 4×4 patch, partial at the borders)

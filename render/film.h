@@ -1,4 +1,4 @@
-// The film: the contract between renderer and viewer (ARCHITECTURE.md, "The film is the contract").
+// The film: the contract between renderer and viewer (docs/architecture.md, "The film is the contract").
 //
 // Per pixel (row-major, y = 0 the top row): Σ radiance and Σ radiance² as linear RGB float32 (the 4th
 // lane is padding, so each pixel is one 16-byte access), Σ 2·radiance over the odd-indexed samples only

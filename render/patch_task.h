@@ -70,7 +70,7 @@ struct PatchTaskView {
   SceneView scene;
   FilmView film;
   float* priority = nullptr;         ///< per task
-  TaskCounters* counters = nullptr;  ///< device side only (may be null on the host)
+  WorkCounters* counters = nullptr;  ///< device side only (may be null on the host)
   PatchTaskParams params;
 
   MV_HD uint32_t num_tasks() const { return film.grid.num_patches(); }
@@ -151,7 +151,7 @@ struct PatchTaskView {
       priority[task] = stopped ? kFinishedPriority
                                : patch_priority(params.priority, term, pixels, n_old + k, params.target_spp);
       if (counters) {
-        atomicAdd(&counters->paths, static_cast<unsigned long long>(pixels) * k);
+        atomicAdd(&counters->work, static_cast<unsigned long long>(pixels) * k);
         atomicAdd(&counters->tasks, 1u);
         if (stopped || n_old + k >= params.target_spp) atomicAdd(&counters->finished, 1u);
       }

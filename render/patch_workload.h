@@ -1,6 +1,6 @@
 // The path tracer's task workload: a scene, its film, and one priority per 4×4 patch task.
 //
-// This is the Workload concept that the strategies in sched/ run (sched/workload.h): it hands out
+// This is the Workload concept that the strategies in sched/ run (sched/strategy.h): it hands out
 // PatchTaskView values for the host or the device and keeps both sides consistent when the active
 // strategy moves between CPU and GPU. Changing the scene or resolution means a new PatchWorkload;
 // changing paths per pixel, the priority function or the seed applies from the next task on; changing
@@ -43,7 +43,7 @@ class PatchWorkload {
 
   uint32_t num_tasks() const { return film_.grid().num_patches(); }
   /// Paths one execution of a full patch traces.
-  uint32_t paths_per_task() const { return params_.paths_per_pixel * kPatchPixels; }
+  uint32_t work_per_task() const { return params_.paths_per_pixel * kPatchPixels; }
   /// Paths still to trace until every patch is finished (under `adaptive`: at most this many, since
   /// unfinished patches may still stop early).
   uint64_t remaining_paths();
@@ -70,7 +70,7 @@ class PatchWorkload {
   /// Number of finished patches, stopped ones included (reads the current side).
   uint32_t finished_tasks();
   /// Device-side counters for GPU strategies (null without a device).
-  TaskCounters* device_counters() { return counters_.data(); }
+  WorkCounters* device_counters() { return counters_.data(); }
 
  private:
   void refresh_finished();
@@ -81,7 +81,7 @@ class PatchWorkload {
   Film film_;
   std::vector<float> h_priority_;
   DeviceBuffer<float> d_priority_;
-  DeviceBuffer<TaskCounters> counters_;
+  DeviceBuffer<WorkCounters> counters_;
 };
 
 }  // namespace mv

@@ -9,6 +9,7 @@
 
 #include <cfloat>
 
+#include "base/work.h"
 #include "render/math.h"
 
 namespace mv {
@@ -70,8 +71,6 @@ enum class PriorityFunction : uint32_t {
 };
 
 inline constexpr int kNumPriorityFunctions = 6;
-inline constexpr float kFinishedPriority = -FLT_MAX;
-inline constexpr float kUnsampledPriority = FLT_MAX;
 
 /// Name used in the GUI, the CLI and sidecars ("none", "intensity", "convergence", "variance",
 /// "relative-error", "adaptive").

@@ -2,7 +2,7 @@
 //
 // The host-side `Scene` owns std::vectors; `SceneView` is a trivially copyable bundle of pointers and
 // counts that the integrator reads, pointing either at the host vectors (`Scene::host_view`) or at
-// device copies (`DeviceScene`, render/device_scene.h). Units: positions and lengths in scene units
+// device copies (`DeviceScene`, render/patch_workload.h). Units: positions and lengths in scene units
 // (the room is about 10 units across), colours as linear RGB, emission as radiance (the value a camera
 // ray that hits the emitter sees), field of view in degrees. Image rows run top to bottom (y = 0 is the
 // top row). File format and validation: render/scene_io.h and scenes/README.md.

@@ -10,8 +10,8 @@
 //
 //     <file>: <field path>: <message>
 //
-// e.g. `scenes/bad.json: materials.steel.type: unknown material type "metal" (allowed: diffuse, mirror,
-// glossy, glass, emissive)` or `scenes/bad.json: spheres[0].radius: expected a number, got string "1"`.
+// e.g. `my-scene.json: materials.steel.type: unknown material type "metal" (allowed: diffuse, mirror,
+// glossy, glass, emissive)` or `my-scene.json: spheres[0].radius: expected a number, got string "1"`.
 // Field paths are JSON-pointer-like: object keys joined by '.', array elements as [index]. Malformed JSON
 // is reported with the parser's line and column. `//` and `/* */` comments are accepted.
 #pragma once

@@ -3,7 +3,7 @@
 // so that A receives the S highest keys and B the rest, both sorted DESCENDING (highest priority first;
 // ties in any order).
 //
-// One source of truth (ARCHITECTURE.md): everything here is MV_HD. A CUDA block runs each stage with
+// One source of truth (docs/architecture.md): everything here is MV_HD. A CUDA block runs each stage with
 // its threads and a __syncthreads() between stages (sched/bitonic_block.cuh); the CPU twin below runs
 // each stage for tid = 0 .. threads-1 before the next one, which is exactly the block's execution.
 //

@@ -28,18 +28,18 @@ class CpuWaveStrategy final : public Strategy<W> {
               Side::Host} {}
   const StrategyInfo& info() const override { return info_; }
 
-  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& s) override {
+  StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& s) override {
     const auto t0 = std::chrono::steady_clock::now();
     StepStats st;
     typename W::View v = w.view(Side::Host);
     const uint32_t n = w.num_tasks();
-    const uint64_t per_task = std::max<uint64_t>(1, w.paths_per_task());
-    while (st.paths < budget_paths) {
+    const uint64_t per_task = std::max<uint64_t>(1, w.work_per_task());
+    while (st.work < budget_work) {
       order_.clear();
       for (uint32_t t = 0; t < n; ++t)
         if (!v.finished(t)) order_.push_back(t);
       if (order_.empty()) break;
-      const uint64_t want = std::max<uint64_t>(1, (budget_paths - st.paths + per_task - 1) / per_task);
+      const uint64_t want = std::max<uint64_t>(1, (budget_work - st.work + per_task - 1) / per_task);
       const size_t k = static_cast<size_t>(std::min<uint64_t>({want, s.wave_size, order_.size()}));
       auto by_priority = [&](uint32_t a, uint32_t b) {
         return v.priority[a] > v.priority[b] || (v.priority[a] == v.priority[b] && a < b);
@@ -68,7 +68,7 @@ class CpuWaveStrategy final : public Strategy<W> {
           finished += v.finished(order_[i]) ? 1u : 0u;
         }
       }
-      st.paths += paths;
+      st.work += paths;
       st.tasks += k;
       st.finished += finished;
     }

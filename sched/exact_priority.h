@@ -25,7 +25,7 @@ class ExactPriorityStrategy final : public Strategy<W> {
               Side::Host} {}
   const StrategyInfo& info() const override { return info_; }
 
-  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings&) override {
+  StepStats step(W& w, uint64_t budget_work, const ScheduleSettings&) override {
     const auto t0 = std::chrono::steady_clock::now();
     StepStats st;
     typename W::View v = w.view(Side::Host);
@@ -38,7 +38,7 @@ class ExactPriorityStrategy final : public Strategy<W> {
       std::pop_heap(heap_.begin(), heap_.end(), below);
       const uint32_t task = heap_.back().task;
       heap_.pop_back();
-      st.paths += v.run_task(task);
+      st.work += v.run_task(task);
       ++st.tasks;
       if (v.finished(task)) {
         ++st.finished;
@@ -46,7 +46,7 @@ class ExactPriorityStrategy final : public Strategy<W> {
         heap_.push_back({v.priority[task], task});
         std::push_heap(heap_.begin(), heap_.end(), below);
       }
-    } while (st.paths < budget_paths);
+    } while (st.work < budget_work);
     st.busy_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return st;
   }

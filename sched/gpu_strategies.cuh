@@ -34,17 +34,17 @@ __global__ void unfinished_flags_kernel(View v, uint8_t* flags, uint32_t n) {
 /// Shared step frame: zero counters, time the waves, read counters back.
 template <class W, class Waves>
 StepStats run_gpu_step(W& w, Waves&& waves) {
-  TaskCounters* counters = w.device_counters();
-  MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(TaskCounters)));
+  WorkCounters* counters = w.device_counters();
+  MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(WorkCounters)));
   GpuTimer timer;
   timer.start();
   const uint64_t launched = waves(w.view(Side::Device));
   timer.stop();
   StepStats st;
   st.busy_ms = timer.elapsed_ms();
-  TaskCounters c;
+  WorkCounters c;
   MV_CUDA_CHECK(cudaMemcpy(&c, counters, sizeof(c), cudaMemcpyDeviceToHost));
-  st.paths = c.paths;
+  st.work = c.work;
   st.tasks = c.tasks;
   st.finished = c.finished;
   (void)launched;
@@ -57,9 +57,9 @@ class UniformStrategy final : public Strategy<W> {
   const StrategyInfo& info() const override { return info_; }
   void invalidate() override { list_size_ = cursor_ = 0; }
 
-  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& s) override {
+  StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& s) override {
     const uint32_t n = w.num_tasks();
-    const uint64_t tasks_budget = std::max<uint64_t>(1, (budget_paths + w.paths_per_task() - 1) / w.paths_per_task());
+    const uint64_t tasks_budget = std::max<uint64_t>(1, (budget_work + w.work_per_task() - 1) / w.work_per_task());
     return run_gpu_step(w, [&](const typename W::View& v) {
       uint64_t launched = 0;
       while (launched < tasks_budget) {
@@ -111,10 +111,10 @@ class SortedWavesStrategy final : public Strategy<W> {
  public:
   const StrategyInfo& info() const override { return info_; }
 
-  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& s) override {
+  StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& s) override {
     const uint32_t n = w.num_tasks();
     ensure(n);
-    const uint64_t tasks_budget = std::max<uint64_t>(1, (budget_paths + w.paths_per_task() - 1) / w.paths_per_task());
+    const uint64_t tasks_budget = std::max<uint64_t>(1, (budget_work + w.work_per_task() - 1) / w.work_per_task());
     return run_gpu_step(w, [&](const typename W::View& v) {
       uint64_t launched = 0;
       while (launched < tasks_budget) {

@@ -857,7 +857,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     if (mk::MappedFlag* f = stop_flag_ptr_.load()) f->set(1);
   }
 
-  StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& s) override {
+  StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& s) override {
     settings_.validate();
     if (s.block_size < 32 || s.block_size > 1024 || s.block_size % 32)
       throw InputError("", "block_size", std::to_string(s.block_size) + " is not a multiple of 32 in [32, 1024]");
@@ -866,8 +866,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     if (!valid_) rebuild(w, v);
     if (live_ == 0) return StepStats{};
 
-    const uint64_t per_task = w.paths_per_task();
-    const uint64_t budget_tasks = std::max<uint64_t>(1, (budget_paths + per_task - 1) / per_task);
+    const uint64_t per_task = w.work_per_task();
+    const uint64_t budget_tasks = std::max<uint64_t>(1, (budget_work + per_task - 1) / per_task);
     mk::SliceParams sp;
     sp.budget = budget_tasks;
     sp.watchdog_cycles = static_cast<long long>(settings_.watchdog_seconds * clock_khz_ * 1000.0);
@@ -908,8 +908,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       sp.record.base = rings_ == 1 ? head_ : 0;
     }
 
-    TaskCounters* counters = w.device_counters();
-    MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(TaskCounters)));
+    WorkCounters* counters = w.device_counters();
+    MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(WorkCounters)));
     mk::begin_slice_kernel<<<1, 1>>>(ctl_.data());
     MV_CUDA_CHECK_LAUNCH();
     stop_flag_->set(0);
@@ -931,7 +931,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     const bool stopped_by_host = wait_for_slice(timer);
     StepStats st;
     st.busy_ms = timer.elapsed_ms();
-    TaskCounters tc;
+    WorkCounters tc;
     MV_CUDA_CHECK(cudaMemcpy(&tc, counters, sizeof(tc), cudaMemcpyDeviceToHost));
     std::vector<mk::QueueControl> rings(rings_);
     MV_CUDA_CHECK(cudaMemcpy(rings.data(), ctl_.data(), sizeof(mk::QueueControl) * rings_, cudaMemcpyDeviceToHost));
@@ -955,7 +955,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
                       std::to_string(c.tail) + ", avail " + std::to_string(c.avail) + ", live " +
                       std::to_string(c.live));
     }
-    st.paths = tc.paths;
+    st.work = tc.work;
     st.tasks = tc.tasks;
     st.finished = tc.finished;
     update_stats(c, st, stopped_by_host);

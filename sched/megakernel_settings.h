@@ -1,6 +1,8 @@
 // The priority megakernel's settings and statistics (sched/megakernel.cuh, Kerbl 2012 §3–§6) in plain
 // C++: the viewer's panels, the command line and the capture sidecar read and write them without CUDA
-// headers, through MegakernelControl (what Session::megakernel() returns).
+// headers, through MegakernelControl (what Session::megakernel() returns). Every knob is described once, in
+// megakernel_params() (base/params.h): its name, range, default, doc and source; the ranges checked by
+// validate(), the CLI options, the GUI panel, the sidecar and scripted changes all come from that table.
 #pragma once
 
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "base/errors.h"
+#include "base/params.h"
 
 namespace mv {
 
@@ -109,27 +112,129 @@ struct MegakernelSettings {
   /// Segments between the one in execution and the pull target, [1, 1024].
   uint32_t pull_distance = 4;
 
-  /// Throws InputError naming the first setting out of range.
-  void validate() const {
-    auto bad = [](const char* field, const std::string& msg) { throw InputError("", field, msg); };
-    if (segment_size < 32 || segment_size > 512 || (segment_size & (segment_size - 1)))
-      bad("segment_size", std::to_string(segment_size) + " is not a power of two in [32, 512]");
-    if (!(buffer_multiplier > 0.f) || !std::isfinite(buffer_multiplier))
-      bad("buffer_multiplier", "must be a finite number > 0");
-    if (!(watchdog_seconds > 0.0) || watchdog_seconds > 60.0) bad("watchdog_seconds", "must be in (0, 60]");
-    if (record_capacity == 0 || record_capacity > (1u << 24)) bad("record_capacity", "must be in [1, 2^24]");
-    if (blocks_per_sm > 64) bad("blocks_per_sm", "must be in [0, 64]");
-    if (controllers < 1 || controllers > 64) bad("controllers", std::to_string(controllers) + " is not in [1, 64]");
-    if (buckets < 3 || buckets > 32) bad("buckets", std::to_string(buckets) + " is not in [3, 32]");
-    if (age_period == 1 || age_period > 65536)
-      bad("age_period", std::to_string(age_period) + " is not 0 (off) or in [2, 65536]");
-    if (quantum_max < 2 || quantum_max > 64)
-      bad("quantum_max", std::to_string(quantum_max) + " is not in [2, 64]");
-    if (static_cast<uint32_t>(queue) >= static_cast<uint32_t>(kNumQueueDesigns)) bad("queue", "unknown queue design");
-    if (pull_distance < 1 || pull_distance > 1024)
-      bad("pull_distance", std::to_string(pull_distance) + " is not in [1, 1024]");
-  }
+  /// Throws InputError("", "--name", …) naming the first setting that megakernel_params() does not allow.
+  void validate() const;
 };
+
+/// The megakernel's knobs (base/params.h), bound to the fields of MegakernelSettings, in panel order.
+/// Names are the CLI options without the dashes; `when` ties a knob to the queue design that reads it.
+inline const ParamTable<MegakernelSettings>& megakernel_params() {
+  static const ParamTable<MegakernelSettings> table = [] {
+    using K = ParamKind;
+    using M = MegakernelSettings;
+    ParamTable<M> t;
+    auto knob = [](std::string name, K kind, double lo, double hi, std::string doc, std::string source,
+                   std::string when = "") {
+      ParamSpec p;
+      p.name = std::move(name);
+      p.kind = kind;
+      p.min = lo;
+      p.max = hi;
+      p.doc = std::move(doc);
+      p.source = std::move(source);
+      p.when = std::move(when);
+      return p;
+    };
+    ParamSpec queue = knob("queue", K::Choice, 0, 0,
+                           "how the workers order the tasks: kerbl (one sorted ring, Kerbl 2012 exactly), buckets "
+                           "(priority rings: urgent tasks run again first), quanta (priority-proportional sample "
+                           "batches per visit); a change rebuilds the queue from the film",
+                           "Kerbl 2012 §3-5; sched/priority_table.h");
+    queue.choices = {"kerbl", "buckets", "quanta"};
+    t.add(queue, &M::queue);
+    t.add(knob("buckets", K::Int, 3, 32,
+               "rings K: urgent, a calendar window of K - 2 priority bands (four an octave) and the tasks below it",
+               "sched/priority_table.h", "queue=buckets"),
+          &M::buckets);
+    ParamSpec age = knob("age-period", K::Int, 2, 65536,
+                         "every n-th claim of a worker warp serves the ring with the most waiting tasks, so no task "
+                         "waits for ever (0: off)",
+                         "sched/priority_table.h", "queue=buckets");
+    age.zero_is_off = true;
+    t.add(age, &M::age_period);
+    t.add(knob("quantum-max", K::Int, 2, 64,
+               "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
+               "(median) to 1/Q",
+               "sched/priority_table.h", "queue=quanta"),
+          &M::quantum_max);
+    ParamSpec seg = knob("segment-size", K::Int, 32, 512,
+                         "entries per queue segment S; the controller sorts pairs of full segments (2S keys a pass)",
+                         "Kerbl 2012 §3.2, §4.3", "queue=kerbl");
+    seg.power_of_two = true;
+    t.add(seg, &M::segment_size);
+    t.add(knob("controller", K::Bool, 0, 1,
+               "a controller block merges adjacent segments with the bitonic sort (off: the queue runs FIFO, the "
+               "fair comparison)",
+               "Kerbl 2012 §3.1, §4, §6.2", "queue=kerbl"),
+          &M::controller);
+    t.add(knob("controllers", K::Int, 1, 64,
+               "controller blocks P walking staggered over P ranges of the queue (1: Kerbl's single controller)",
+               "beyond Kerbl 2012 §4", "queue=kerbl"),
+          &M::controllers);
+    t.add(knob("time-management", K::Bool, 0, 1,
+               "lock a pair only when the buffer ahead of it outlasts the longest sort measured for its method",
+               "Kerbl 2012 §5.2", "queue=kerbl"),
+          &M::time_management);
+    t.add(knob("buffer-multiplier", K::Real, 0.01, 100,
+               "multiplier on the estimated buffer time (> 1 optimistic: sorts closer to the front, collides more)",
+               "Kerbl 2012 §5.4", "queue=kerbl"),
+          &M::buffer_multiplier);
+    t.add(knob("wave-aware-buffer", K::Bool, 0, 1,
+               "buffer = floor(entries ahead / worker warps) x the shortest task ahead (right when the workers "
+               "outnumber a segment's entries; sched/queue_model.h)",
+               "beyond Kerbl 2012 §5.3", "queue=kerbl"),
+          &M::wave_aware_buffer);
+    t.add(knob("pull-forward", K::Bool, 0, 1,
+               "merge each segment of the walk with a target just ahead of the head instead of its neighbour",
+               "beyond Kerbl 2012 §4", "queue=kerbl"),
+          &M::pull_forward);
+    t.add(knob("pull-distance", K::Int, 1, 1024, "segments between the one in execution and the pull target",
+               "beyond Kerbl 2012 §4", "queue=kerbl"),
+          &M::pull_distance);
+    t.add(knob("collect-metadata", K::Bool, 0, 1,
+               "measure every task's shortest duration and keep per-segment minima for the buffer estimate (off: "
+               "every buffer segment counts the constant segment cycles)",
+               "Kerbl 2012 §5.3", "queue=kerbl"),
+          &M::collect_metadata);
+    ParamSpec task = knob("static-task-cycles", K::Int, 0, 4294967295.0,
+                          "> 0: assume every task takes this many cycles instead of measuring it (0: measure)",
+                          "Kerbl 2012 §5.4", "queue=kerbl");
+    task.advanced = true;
+    t.add(task, &M::static_task_cycles);
+    ParamSpec segc = knob("constant-segment-cycles", K::Int, 0, 4294967295.0,
+                          "buffer time of one segment while metadata collection is off, in cycles",
+                          "Kerbl 2012 §5.4", "queue=kerbl");
+    segc.advanced = true;
+    t.add(segc, &M::constant_segment_cycles);
+    ParamSpec per_sm = knob("blocks-per-sm", K::Int, 1, 64,
+                            "resident blocks per SM of the persistent grid (0: as many as the occupancy calculator "
+                            "allows); a change rebuilds the queue",
+                            "Kerbl 2012 §3.1");
+    per_sm.zero_is_off = true;
+    t.add(per_sm, &M::blocks_per_sm);
+    t.add(knob("record-order", K::Bool, 0, 1,
+               "record each slice's dequeue order and show its sort accuracy S(n) (costs a download a frame)",
+               "Kerbl 2012 §6.2"),
+          &M::record_order);
+    ParamSpec cap = knob("record-capacity", K::Int, 1, 16777216, "dequeues recorded per slice at most", "");
+    cap.advanced = true;
+    t.add(cap, &M::record_capacity);
+    ParamSpec dog = knob("watchdog-seconds", K::Real, 0.001, 60,
+                         "longest busy-wait and host limit on one slice, in seconds (then the slice ends early)", "");
+    dog.advanced = true;
+    t.add(dog, &M::watchdog_seconds);
+    ParamSpec sorted = knob("rebuild-sorted", K::Bool, 0, 1,
+                            "a rebuild orders the queue by descending priority (off: task index order, Kerbl "
+                            "§6.2's worst case for sched-bench)",
+                            "Kerbl 2012 §6.2");
+    sorted.advanced = true;
+    t.add(sorted, &M::rebuild_sorted);
+    return t;
+  }();
+  return table;
+}
+
+inline void MegakernelSettings::validate() const { megakernel_params().check(*this); }
 
 /// What the GUI shows about the megakernel (stats()); cumulative values count since the last rebuild.
 struct MegakernelStats {

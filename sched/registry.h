@@ -1,4 +1,4 @@
-// Name → factory registries (ARCHITECTURE.md, "Registries"): the patch strategies (sched/strategy.h) and
+// Name → factory registries (docs/architecture.md, "Registries"): the patch strategies (sched/strategy.h) and
 // the strand strategies (sched/strand_strategy.h) are both kept in one of these, in registration order;
 // the GUI combo boxes and the CLI's --strategy options list and look up names here.
 #pragma once

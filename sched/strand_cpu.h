@@ -3,7 +3,7 @@
 // a scheduler (TBB's work stealing) hands blocks to idle threads, each thread runs one update of every
 // active strand of its block, and all threads synchronise after every super-step.
 //
-// Both run exactly run_strand's sequence of calls per strand (init once, update until not Active or
+// Both run exactly run_item's sequence of calls per strand (init once, update until not Active or
 // max_steps), so their per-strand results equal the reference bit for bit. Timing: steady_clock wall
 // time around init and the updates; the result arrays are allocated before, the image is made after.
 #pragma once
@@ -24,7 +24,7 @@ namespace strand_detail {
 template <class W>
 void allocate_run(StrandRun<W>& r, uint32_t n) {
   r.state.resize(n);
-  r.status.assign(n, StrandStatus::Active);
+  r.status.assign(n, WorkStatus::Active);
   r.steps.assign(n, 0u);
 }
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -36,8 +36,8 @@ template <class W>
 inline void run_range_body(const W& w, uint32_t first, uint32_t last, StrandRun<W>& r, uint32_t max_steps,
                            FinishTickets ft) {
   for (uint32_t i = first; i < last; ++i) {
-    r.status[i] = run_strand(w, i, r.state[i], r.steps[i], max_steps);
-    if (r.status[i] != StrandStatus::Active) ft.stamp(i);
+    r.status[i] = run_item(w, i, r.state[i], r.steps[i], max_steps);
+    if (r.status[i] != WorkStatus::Active) ft.stamp(i);
   }
 }
 
@@ -47,10 +47,10 @@ inline uint32_t update_list_body(const W& w, uint32_t* list, uint32_t live, Stra
   uint32_t kept = 0;
   for (uint32_t j = 0; j < live; ++j) {
     const uint32_t i = list[j];
-    const StrandStatus st = w.update(r.state[i]);
+    const WorkStatus st = w.update(r.state[i]);
     ++r.steps[i];
     r.status[i] = st;
-    if (st == StrandStatus::Active)
+    if (st == WorkStatus::Active)
       list[kept++] = i;
     else
       ft.stamp(i);
@@ -120,7 +120,7 @@ FinishTickets host_finish_tickets(StrandRun<W>& r, uint32_t n, const StrandRunSe
 }
 }  // namespace strand_detail
 
-/// `sequential`: one CPU thread runs strand 0, 1, …, N−1 to completion with run_strand.
+/// `sequential`: one CPU thread runs strand 0, 1, …, N−1 to completion with run_item.
 template <class W>
 class SequentialStrands final : public StrandStrategy<W> {
  public:
@@ -154,7 +154,7 @@ class CpuParallelStrands final : public StrandStrategy<W> {
     static const StrandStrategyInfo i{"cpu-parallel",
                                       "CPU, all cores (TBB): one update per active strand per super-step, blocks of "
                                       "strands per task, a barrier after each super-step",
-                                      "Lehmann 2023 §2.3 (Diderot's parallel runtime)"};
+                                      "Lehmann 2023 §2.3 (Diderot's parallel runtime)", false, false, {"cpu-block"}};
     return i;
   }
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {

@@ -98,7 +98,7 @@ namespace strand_detail {
 template <class W>
 struct StrandArrays {
   typename W::State* state;
-  StrandStatus* status;
+  WorkStatus* status;
   uint32_t* steps;
   FinishTickets finish;  ///< null unless StrandRunSettings::record_finish_order
 };
@@ -117,7 +117,7 @@ __global__ void strand_init_kernel(W w, StrandArrays<W> a, const uint32_t* __res
   for (uint64_t k = thread_index(); k < n; k += grid_threads()) {
     const uint32_t i = slot_strand(perm, k);
     a.state[i] = w.init(i);
-    a.status[i] = StrandStatus::Active;
+    a.status[i] = WorkStatus::Active;
     a.steps[i] = 0;
   }
 }
@@ -130,29 +130,29 @@ __global__ void strand_bsp_step_kernel(W w, StrandArrays<W> a, const uint32_t* _
   uint32_t still = 0;
   for (uint64_t k = thread_index(); k < n; k += grid_threads()) {
     const uint32_t i = slot_strand(perm, k);
-    if (a.status[i] != StrandStatus::Active) continue;
+    if (a.status[i] != WorkStatus::Active) continue;
     typename W::State s = a.state[i];
-    const StrandStatus st = w.update(s);
+    const WorkStatus st = w.update(s);
     a.state[i] = s;
     a.steps[i] += 1;
     a.status[i] = st;
-    if (st != StrandStatus::Active) a.finish.stamp(i);
-    still += st == StrandStatus::Active ? 1u : 0u;
+    if (st != WorkStatus::Active) a.finish.stamp(i);
+    still += st == WorkStatus::Active ? 1u : 0u;
   }
   for (int offset = 16; offset > 0; offset >>= 1) still += __shfl_down_sync(0xffffffffu, still, offset);
   if ((threadIdx.x & 31u) == 0 && still) atomicAdd(active, static_cast<unsigned long long>(still));
 }
 
-/// Strand i from init to completion (run_strand, the reference), stored once.
+/// Strand i from init to completion (run_item, the reference), stored once.
 template <class W>
 __device__ __forceinline__ void run_to_completion(const W& w, const StrandArrays<W>& a, uint32_t i, uint32_t max_steps) {
   typename W::State s;
   uint32_t steps = 0;
-  const StrandStatus st = run_strand(w, i, s, steps, max_steps);
+  const WorkStatus st = run_item(w, i, s, steps, max_steps);
   a.state[i] = s;
   a.status[i] = st;
   a.steps[i] = steps;
-  if (st != StrandStatus::Active) a.finish.stamp(i);
+  if (st != WorkStatus::Active) a.finish.stamp(i);
 }
 
 /// Batching (§3.3): each thread runs its slots' strands to completion, one after the other.
@@ -214,8 +214,8 @@ class CudaStrands final : public StrandStrategy<W> {
     StrandStrategyInfo i;
     i.needs_gpu = true;
     i.uses_grid = true;
-    i.permutes = v.permute;
-    i.unified_memory = v.managed;
+    if (v.permute) i.knobs.push_back("permute-seed");
+    if (v.managed) i.knobs.insert(i.knobs.end(), {"prefetch", "managed-counter"});
     if (v.mode == StrandGpuMode::Bsp && !v.managed) {
       i.name = v.permute ? "cuda-permute" : "cuda";
       i.description = v.permute ? "GPU BSP over a random permutation: one launch per super-step, thread t updates "
@@ -229,7 +229,7 @@ class CudaStrands final : public StrandStrategy<W> {
       i.section = v.permute ? "Lehmann 2023 §3.2, §3.3" : "Lehmann 2023 §3.3";
     } else if (v.mode == StrandGpuMode::GlobalQueue && !v.permute) {
       i.name = v.managed ? "cuda-global-queue-unified-memory" : "cuda-global-queue";
-      i.uses_work_unit = true;
+      i.knobs.insert(i.knobs.begin(), "work-unit");
       i.description = std::string("GPU, one launch: units of c strands, unit t pre-assigned to thread t, then an "
                                   "atomic counter; each unit to completion") +
                       (v.managed ? "; managed memory" : "");
@@ -251,7 +251,7 @@ class CudaStrands final : public StrandStrategy<W> {
     const uint32_t n = w.num_strands();
     StrandRun<W> r;
     r.state.resize(n);
-    r.status.assign(n, StrandStatus::Active);
+    r.status.assign(n, WorkStatus::Active);
     r.steps.assign(n, 0u);
     r.timing.cuda_events = true;
 
@@ -272,11 +272,11 @@ class CudaStrands final : public StrandStrategy<W> {
     int device = 0;
     MV_CUDA_CHECK(cudaGetDevice(&device));
     DeviceBuffer<State> d_state;
-    DeviceBuffer<StrandStatus> d_status;
+    DeviceBuffer<WorkStatus> d_status;
     DeviceBuffer<uint32_t> d_steps, d_perm;
     DeviceBuffer<unsigned long long> d_counter;
     ManagedBuffer<State> m_state;
-    ManagedBuffer<StrandStatus> m_status;
+    ManagedBuffer<WorkStatus> m_status;
     ManagedBuffer<uint32_t> m_steps;
     ManagedBuffer<unsigned long long> m_counter;
     StrandArrays<W> a{};
@@ -287,7 +287,7 @@ class CudaStrands final : public StrandStrategy<W> {
       MV_CUDA_CHECK(cudaDeviceGetAttribute(&cma, cudaDevAttrConcurrentManagedAccess, device));
       concurrent_managed = cma != 0;
       m_state = ManagedBuffer<State>(n);
-      m_status = ManagedBuffer<StrandStatus>(n);
+      m_status = ManagedBuffer<WorkStatus>(n);
       m_steps = ManagedBuffer<uint32_t>(n);
       a = {m_state.data(), m_status.data(), m_steps.data()};
       if (s.managed_counter) {

@@ -24,7 +24,7 @@ inline constexpr float kStrandBackground[4] = {0.f, 0.f, 0.f, 0.f};
 struct StrandResult {
   uint32_t width = 0, height = 0;
   std::vector<float> rgba;           ///< width × height × 4 floats, row 0 at the top; alpha 1 where a strand wrote
-  std::vector<StrandStatus> status;  ///< per strand, index order
+  std::vector<WorkStatus> status;  ///< per strand, index order
   std::vector<uint32_t> steps;       ///< per strand update calls
   std::vector<uint32_t> finish_order;///< per strand place in the finishing order (recorded runs only)
   /// Per strand, the pixel it writes (W::pixel), when that is not strand i → pixel i for every strand (e.g.
@@ -36,7 +36,7 @@ struct StrandResult {
   uint64_t checksum() const { return fnv1a64(rgba.data(), rgba.size() * sizeof(float)); }
 };
 
-/// How closely two runs of one workload must agree (issue 5: bitwise for mandelbrot, within a stated
+/// How closely two runs of one workload must agree (bitwise for mandelbrot, within a stated
 /// tolerance for the volume renderers, whose probes nvcc and the host compiler contract into FMAs
 /// differently, so a ray's opacity can cross the termination threshold one or two steps apart).
 struct StrandTolerance {
@@ -104,7 +104,7 @@ std::vector<float> strand_image(const W& w, const StrandRun<W>& run, uint32_t wi
     if (p >= pixels)
       throw std::out_of_range("strand " + std::to_string(i) + " writes pixel " + std::to_string(p) +
                               " outside the " + std::to_string(width) + "x" + std::to_string(height) + " image");
-    if (run.status[i] == StrandStatus::Dead) continue;
+    if (run.status[i] == WorkStatus::Dead) continue;
     const auto c = w.color(run.state[i], run.status[i]);
     float* o = &rgba[4 * static_cast<size_t>(p)];
     o[0] = c.x;

@@ -1,5 +1,5 @@
 // The strand strategy registry of one workload type: Appendix A's nine strategies, in the paper's order
-// (Lehmann 2023, §4.1.2 and Appendix A), then the task strategies of issues 3–4 running the strands in
+// (Lehmann 2023, §4.1.2 and Appendix A), then the patch-task strategies running the strands in
 // groups of 32 (sched/strand_task_strategy.cuh). Include from a CUDA translation unit: it instantiates
 // the GPU kernels for W.
 #pragma once

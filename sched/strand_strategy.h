@@ -34,7 +34,8 @@
 
 #include "base/common.h"
 #include "base/errors.h"
-#include "render/strands/strand.h"
+#include "base/params.h"
+#include "base/work.h"
 #include "sched/registry.h"
 #include "sched/strand_grid.h"
 
@@ -94,10 +95,10 @@ struct StrandRunSettings {
   /// strand array, the data the paper puts in unified memory) are managed. On, the page migrates twice
   /// per super-step (measured: docs/perf.md).
   bool managed_counter = false;
-  uint32_t max_steps = 0xffffffffu; ///< per-strand update bound, as run_strand's (then the strand stays Active)
+  uint32_t max_steps = 0xffffffffu; ///< per-strand update bound, as run_item's (then the strand stays Active)
   uint32_t cpu_block = 4096;        ///< cpu-parallel: strands per TBB block, [1, 2^24]
-  /// Task strategies (info().task_groups): updates each active strand of a group takes per execution of
-  /// its task before the task re-enqueues with its new priority, [1, 65536].
+  /// Task strategies (those that read the knob task-quantum): updates each active strand of a group takes
+  /// per execution of its task before the task re-enqueues with its new priority, [1, 65536].
   uint32_t task_quantum = 16;
   /// Task strategies: how a group's priority is estimated after each execution.
   StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;
@@ -149,7 +150,7 @@ struct StrandTimings {
 template <class W>
 struct StrandRun {
   std::vector<typename W::State> state;
-  std::vector<StrandStatus> status;
+  std::vector<WorkStatus> status;
   std::vector<uint32_t> steps;
   /// With StrandRunSettings::record_finish_order: per strand its place in the order of finishing (0 =
   /// first), kStrandNotFinished if it never finished; empty otherwise. Strands finishing at once on the
@@ -163,13 +164,14 @@ struct StrandStrategyInfo {
   std::string description;       ///< one line for --help and tables
   std::string section;           ///< where the paper describes it, e.g. "Lehmann 2023 §3.4"
   bool needs_gpu = false;        ///< runs CUDA kernels (refused without a usable GPU)
-  bool uses_grid = false;        ///< reads GridConfig n and b
-  bool uses_work_unit = false;   ///< reads GridConfig c (the global queues)
-  bool permutes = false;         ///< reads permute_seed
-  bool unified_memory = false;   ///< strand arrays in managed memory; reads prefetch
-  /// A patch-task strategy of issues 3–4 (sched/strand_tasks.h): runs groups of kStrandTaskGroup strands
-  /// as tasks that re-enqueue after task_quantum updates; reads task_quantum and task_priority.
-  bool task_groups = false;
+  bool uses_grid = false;        ///< reads GridConfig n and b (the grid configuration)
+  /// The knobs of strand_params() this strategy reads (GUI, CLI, sidecar and tables show only these).
+  std::vector<std::string> knobs;
+  bool reads(std::string_view knob) const {
+    for (const std::string& k : knobs)
+      if (k == knob) return true;
+    return false;
+  }
 };
 
 template <class W>
@@ -180,7 +182,7 @@ class StrandStrategy {
   /// Runs every strand of `w` from init until it is no longer Active (or max_steps updates) and returns
   /// the per-strand results. Throws InputError for settings out of range (naming the field), CudaError
   /// for a failed CUDA call. Every strand is initialised exactly once and updated exactly as often as
-  /// run_strand would update it, whatever the grid.
+  /// run_item would update it, whatever the grid.
   virtual StrandRun<W> run(const W& w, const StrandRunSettings& settings) = 0;
 };
 
@@ -204,6 +206,65 @@ inline void validate_strand_settings(const StrandRunSettings& s) {
   if (s.task_quantum < 1 || s.task_quantum > 65536)
     throw InputError("", "--task-quantum", "updates per task execution = " + std::to_string(s.task_quantum) +
                                                " is out of range [1, 65536]");
+}
+
+/// The strand strategies' knobs (base/params.h) over StrandRunSettings. Each strategy's info lists the
+/// ones it reads (StrandStrategyInfo::knobs); the viewer's Strands panel, the CLI's options and the
+/// capture sidecar are generated from this table and that list.
+inline const ParamTable<StrandRunSettings>& strand_params() {
+  static const ParamTable<StrandRunSettings> table = [] {
+    using K = ParamKind;
+    using R = StrandRunSettings;
+    ParamTable<R> t;
+    auto knob = [](std::string name, K kind, double lo, double hi, std::string doc, std::string source) {
+      ParamSpec p;
+      p.name = std::move(name);
+      p.kind = kind;
+      p.min = lo;
+      p.max = hi;
+      p.doc = std::move(doc);
+      p.source = std::move(source);
+      return p;
+    };
+    t.add(knob("work-unit", K::Int, 1, kMaxWorkUnit,
+               "strands per work unit c that a thread takes from the global queue (the grid's c; also with an auto "
+               "grid)",
+               "Lehmann 2023 §3.4, §4.2.2"),
+          [](const R& r) { return static_cast<double>(r.grid.work_unit); },
+          [](R& r, double v) { r.grid.work_unit = static_cast<uint32_t>(v); });
+    t.add(knob("permute-seed", K::Int, 0, 9007199254740991.0, "seed of the random permutation of the index space",
+               "Lehmann 2023 §3.2"),
+          &R::permute_seed);
+    t.add(knob("prefetch", K::Bool, 0, 1, "cudaMemPrefetchAsync the managed strand arrays to the GPU before the run",
+               "Lehmann 2023 §4.2.3"),
+          &R::prefetch);
+    t.add(knob("managed-counter", K::Bool, 0, 1,
+               "the active counter in managed memory too (its page then migrates twice per super-step)",
+               "Lehmann 2023 §3.1, §4.2.3"),
+          &R::managed_counter);
+    t.add(knob("cpu-block", K::Int, 1, 1u << 24, "strands per TBB block of a super-step", "Lehmann 2023 §2.3"),
+          &R::cpu_block);
+    t.add(knob("task-quantum", K::Int, 1, 65536,
+               "updates each active strand of a group of 32 takes per execution of its task before the task "
+               "re-enqueues with its new priority",
+               "Kerbl 2012 §6.3 on strands"),
+          &R::task_quantum);
+    ParamSpec prio = knob("task-priority", K::Choice, 0, 0,
+                          "a group's priority after each execution: fifo (the strategy's own order), "
+                          "most-remaining (longest expected work first) or least-remaining (cheapest first)",
+                          "Kerbl 2012 §6.3 on strands");
+    prio.choices = {"fifo", "most-remaining", "least-remaining"};
+    t.add(prio, &R::task_priority);
+    return t;
+  }();
+  return table;
+}
+
+/// Whether `name` is a knob of strand_params().
+inline bool strand_params_have(std::string_view name) {
+  for (const ParamSpec& s : strand_params().specs())
+    if (s.name == name) return true;
+  return false;
 }
 
 }  // namespace mv

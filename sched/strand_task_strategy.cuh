@@ -1,4 +1,4 @@
-// The task strategies of issues 3–4 as strand strategies: `sequential-priority`, `uniform`,
+// The patch-task strategies as strand strategies: `sequential-priority`, `uniform`,
 // `sorted-waves` and `megakernel` run a strand program as groups of 32 strands (sched/strand_tasks.h),
 // so the Lehmann 2023 bench, sweep, tests and the viewer's strand mode compare them with Appendix A's
 // nine strategies on the same workloads. Include from a CUDA translation unit.
@@ -44,7 +44,7 @@ __global__ void init_kernel(StrandTaskView<SW> v, uint32_t groups) {
   for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < v.strands; k += stride) {
     const uint32_t i = static_cast<uint32_t>(k);
     v.state[i] = v.workload.init(i);
-    v.status[i] = StrandStatus::Active;
+    v.status[i] = WorkStatus::Active;
     v.steps[i] = 0;
     if (i < groups) {  // max_steps = 0: no strand may update, so every group is finished from the start
       v.done[i] = v.max_steps == 0 ? 1 : 0;
@@ -104,14 +104,14 @@ class StrandTaskWorkload {
   }
 
   uint32_t num_tasks() const { return view_.num_tasks(); }
-  uint32_t paths_per_task() const { return kStrandTaskGroup * view_.quantum; }
+  uint32_t work_per_task() const { return kStrandTaskGroup * view_.quantum; }
   Side side() const { return side_; }
   void make_current(Side s) { require(s); }
   View view(Side s) {
     require(s);
     return view_;
   }
-  TaskCounters* device_counters() { return counters_.data(); }
+  WorkCounters* device_counters() { return counters_.data(); }
 
   /// Every strand from init(i), Active, 0 steps; every group unstarted (kUnsampledPriority). Asynchronous
   /// on the default stream on the device.
@@ -127,7 +127,7 @@ class StrandTaskWorkload {
     }
     for (uint32_t i = 0; i < n; ++i) {
       h_state_[i] = view_.workload.init(i);
-      h_status_[i] = StrandStatus::Active;
+      h_status_[i] = WorkStatus::Active;
       h_steps_[i] = 0;
     }
     std::fill(h_finish_.begin(), h_finish_.end(), kStrandNotFinished);
@@ -166,7 +166,7 @@ class StrandTaskWorkload {
   Side side_;
   View view_{};
   std::vector<State> h_state_;
-  std::vector<StrandStatus> h_status_;
+  std::vector<WorkStatus> h_status_;
   std::vector<uint32_t> h_steps_;
   std::vector<uint8_t> h_done_;
   std::vector<float> h_priority_;
@@ -174,11 +174,11 @@ class StrandTaskWorkload {
   unsigned int h_finish_next_ = 0;
   DeviceFinishRecord d_finish_;
   DeviceBuffer<State> d_state_;
-  DeviceBuffer<StrandStatus> d_status_;
+  DeviceBuffer<WorkStatus> d_status_;
   DeviceBuffer<uint32_t> d_steps_;
   DeviceBuffer<uint8_t> d_done_;
   DeviceBuffer<float> d_priority_;
-  DeviceBuffer<TaskCounters> counters_;
+  DeviceBuffer<WorkCounters> counters_;
 };
 
 /// How much work one step() of the task strategy is asked for.
@@ -200,7 +200,7 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
     info_.description = "groups of 32 strands as tasks re-enqueued after each quantum of updates; " + patch.description;
     info_.section = std::move(section);
     info_.needs_gpu = patch.side == Side::Device;
-    info_.task_groups = true;
+    info_.knobs = {"task-quantum", "task-priority"};
   }
   const StrandStrategyInfo& info() const override { return info_; }
 
@@ -228,7 +228,7 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
     while (finished < groups) {
       const uint64_t budget = budget_ == StrandTaskBudget::Unbounded
                                   ? std::numeric_limits<uint64_t>::max() / 4
-                                  : (groups - finished) * static_cast<uint64_t>(tw.paths_per_task());
+                                  : (groups - finished) * static_cast<uint64_t>(tw.work_per_task());
       const StepStats st = strategy.step(tw, budget, schedule);
       finished += st.finished;
       executions += st.tasks;

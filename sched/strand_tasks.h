@@ -1,11 +1,11 @@
-// Strands as patch-style tasks: how the task strategies of issues 3–4 (sequential-priority, uniform,
+// Strands as patch-style tasks: how the patch-task strategies (sequential-priority, uniform,
 // sorted-waves, megakernel: sched/strategy.h's Workload concept) run a strand program (Lehmann 2023 §2).
 //
 // Task t is the group of strands [32·t, min(N, 32·t + 32)) (kStrandTaskGroup: one warp's worth, so the
 // GPU strategies' warp-per-task mapping gives lane l strand 32·t + l). One execution of a task gives each
 // of its still-active strands up to Q = task_quantum updates; then the task re-enqueues with its new
 // priority (Kerbl 2012 §6.3: "a task re-enqueues itself with its new priority until it is done"), and it
-// is finished once none of its strands is active. A strand therefore sees exactly run_strand's sequence
+// is finished once none of its strands is active. A strand therefore sees exactly run_item's sequence
 // of calls (init once, update until not Active or max_steps), whatever the strategy and the order of
 // tasks: only the interleaving across strands changes, so images and per-strand step counts equal the
 // `sequential` strand strategy's (bit for bit where the workload's arithmetic is, e.g. mandelbrot).
@@ -16,7 +16,7 @@
 // Groups not yet run have kUnsampledPriority (each group runs once before any estimate is trusted);
 // finished groups kFinishedPriority. "Paths" in the strategies' statistics count strand updates here.
 //
-// Units: one "path" = one strand update; paths_per_task = 32·Q. Memory: the strand arrays (state,
+// Units: one "path" = one strand update; work_per_task = 32·Q. Memory: the strand arrays (state,
 // status, steps; N entries each) and per group a done flag and a priority, all on one side (host or
 // device), owned by StrandTaskWorkload (sched/strand_task_strategy.cuh).
 #pragma once
@@ -24,8 +24,7 @@
 #include <cstdint>
 
 #include "base/common.h"
-#include "render/priority.h"
-#include "render/strands/strand.h"
+#include "base/work.h"
 #include "sched/strand_strategy.h"
 
 namespace mv {
@@ -37,14 +36,14 @@ struct StrandTaskView {
 
   SW workload;                       ///< the strand program (its data on the view's side)
   State* state = nullptr;            ///< per strand
-  StrandStatus* status = nullptr;    ///< per strand
+  WorkStatus* status = nullptr;    ///< per strand
   uint32_t* steps = nullptr;         ///< per strand: updates so far
   uint8_t* done = nullptr;           ///< per group: 1 once no strand of the group is active
   float* priority = nullptr;         ///< per group, larger = more urgent (sched/strategy.h)
-  TaskCounters* counters = nullptr;  ///< device side only (may be null on the host)
+  WorkCounters* counters = nullptr;  ///< device side only (may be null on the host)
   uint32_t strands = 0;              ///< N
   uint32_t quantum = 16;             ///< Q, updates per strand per execution, ≥ 1
-  uint32_t max_steps = 0xffffffffu;  ///< per-strand bound (run_strand's)
+  uint32_t max_steps = 0xffffffffu;  ///< per-strand bound (run_item's)
   StrandTaskPriority rule = StrandTaskPriority::MostRemaining;
   FinishTickets finish;              ///< null unless the finish order is recorded
 
@@ -56,11 +55,11 @@ struct StrandTaskView {
   MV_HD MV_INLINE uint32_t advance(uint32_t i, uint32_t& age, bool& active) const {
     age = 0;
     active = false;
-    if (i >= strands || status[i] != StrandStatus::Active || steps[i] >= max_steps) return 0;
+    if (i >= strands || status[i] != WorkStatus::Active || steps[i] >= max_steps) return 0;
     State s = state[i];
     uint32_t n = steps[i], taken = 0;
-    StrandStatus st = StrandStatus::Active;
-    while (st == StrandStatus::Active && taken < quantum && n < max_steps) {
+    WorkStatus st = WorkStatus::Active;
+    while (st == WorkStatus::Active && taken < quantum && n < max_steps) {
       st = workload.update(s);
       ++n;
       ++taken;
@@ -68,9 +67,9 @@ struct StrandTaskView {
     state[i] = s;
     status[i] = st;
     steps[i] = n;
-    if (st != StrandStatus::Active) finish.stamp(i);
+    if (st != WorkStatus::Active) finish.stamp(i);
     age = n;
-    active = st == StrandStatus::Active && n < max_steps;
+    active = st == WorkStatus::Active && n < max_steps;
     return taken;
   }
 
@@ -127,7 +126,7 @@ struct StrandTaskView {
       priority[task] = group_priority(active, age_sum);
       done[task] = active == 0 ? 1 : 0;
       if (counters) {
-        atomicAdd(&counters->paths, static_cast<unsigned long long>(updates));
+        atomicAdd(&counters->work, static_cast<unsigned long long>(updates));
         atomicAdd(&counters->tasks, 1u);
         if (active == 0) atomicAdd(&counters->finished, 1u);
       }

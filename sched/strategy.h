@@ -6,10 +6,10 @@
 //     __device__ uint32_t run_task_warp(uint32_t)  one warp executes a task (GPU mapping)
 //     MV_HD bool finished(uint32_t)        task reached its target
 //     float* priority                      per task, larger = more urgent; kFinishedPriority when done
-//   uint32_t W::num_tasks();  uint32_t W::paths_per_task();  W::make_current(Side);  View W::view(Side);
-//   TaskCounters* W::device_counters()     device counters that run_task_warp accumulates
+//   uint32_t W::num_tasks();  uint32_t W::work_per_task();  W::make_current(Side);  View W::view(Side);
+//   WorkCounters* W::device_counters()     device counters that run_task_warp accumulates
 // Strategies never know a concrete workload: they are templates over W, instantiated by the registry
-// (app/core/strategies.cu), so any strategy runs any workload (ARCHITECTURE.md, "Registries").
+// (app/core/strategies.cu), so any strategy runs any workload (docs/architecture.md, "Registries").
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 
 #include "base/common.h"
 #include "base/errors.h"
+#include "base/work.h"
 #include "sched/registry.h"
 
 namespace mv {
@@ -35,7 +36,7 @@ struct ScheduleSettings {
 
 /// What one step did.
 struct StepStats {
-  uint64_t paths = 0;      ///< paths traced
+  uint64_t work = 0;       ///< units of work done (base/work.h: samples for patch tasks, steps for strands)
   uint64_t tasks = 0;      ///< task executions
   uint32_t finished = 0;   ///< tasks that reached their target in this step
   double busy_ms = 0.0;    ///< time the executing side was busy (CUDA events on the GPU, wall clock on the CPU)
@@ -52,9 +53,9 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual const StrategyInfo& info() const = 0;
-  /// Executes tasks of `w` worth about `budget_paths` paths (at least one task), returns what was done.
+  /// Executes tasks of `w` worth about `budget_work` paths (at least one task), returns what was done.
   /// The workload must be current on info().side. Throws CudaError on a failed CUDA call.
-  virtual StepStats step(W& w, uint64_t budget_paths, const ScheduleSettings& settings) = 0;
+  virtual StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& settings) = 0;
   /// Forgets cached schedule state (call after the workload was reset or its target changed).
   virtual void invalidate() {}
 };

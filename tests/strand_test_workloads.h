@@ -39,18 +39,18 @@ struct CountingStrands {
     h ^= h >> 15;
     return i % 11 == 0 ? 150 + h % 50 : 1 + h % 40;
   }
-  MV_HD static StrandStatus final_status(uint32_t i) { return i % 7 == 3 ? StrandStatus::Dead : StrandStatus::Stable; }
+  MV_HD static WorkStatus final_status(uint32_t i) { return i % 7 == 3 ? WorkStatus::Dead : WorkStatus::Stable; }
 
   MV_HD State init(uint32_t i) const {
     bump(init_calls, i < n ? i : n);
     return State{i, 0, target(i)};
   }
-  MV_HD StrandStatus update(State& s) const {
+  MV_HD WorkStatus update(State& s) const {
     bump(update_calls, s.index < n ? s.index : n);
     ++s.updates;
-    return s.updates < s.target ? StrandStatus::Active : final_status(s.index);
+    return s.updates < s.target ? WorkStatus::Active : final_status(s.index);
   }
-  MV_HD Vec3 color(const State& s, StrandStatus) const {
+  MV_HD Vec3 color(const State& s, WorkStatus) const {
     return Vec3{static_cast<float>(s.index % 256) / 255.f, static_cast<float>(s.updates) / 200.f, 0.5f};
   }
 
@@ -81,7 +81,7 @@ inline ::testing::AssertionResult ran_exactly_once(const StrandRun<CountingStran
                                          << " update calls saw a strand index out of range";
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t want = std::min(CountingStrands::target(i), max_steps);
-    const StrandStatus want_status = want < CountingStrands::target(i) ? StrandStatus::Active : CountingStrands::final_status(i);
+    const WorkStatus want_status = want < CountingStrands::target(i) ? WorkStatus::Active : CountingStrands::final_status(i);
     if (init_calls[i] != 1)
       return ::testing::AssertionFailure() << "strand " << i << " initialised " << init_calls[i] << " times";
     if (update_calls[i] != want)

@@ -138,7 +138,7 @@ uint64_t run_counting_finished(PatchWorkload& w, const std::string& strategy) {
   for (int guard = 0; guard < 100000; ++guard) {
     const StepStats st = strat->step(w, 1u << 12, s);
     finished += st.finished;
-    if (st.paths == 0) break;
+    if (st.work == 0) break;
   }
   w.make_current(Side::Host);
   return finished;
@@ -318,7 +318,7 @@ TEST(Adaptive, ChangingTheThresholdRechecksTheFilm) {
   PatchWorkload w(scene, p, false);
   auto strategy = patch_strategies().find("sequential").make();
   ScheduleSettings s;
-  while (w.film().host_patch_spp()[0] < 200 && strategy->step(w, 16 * 16 * 2, s).paths > 0) {
+  while (w.film().host_patch_spp()[0] < 200 && strategy->step(w, 16 * 16 * 2, s).work > 0) {
   }
   EXPECT_EQ(w.film().host_patch_spp()[0], 200u);
   EXPECT_EQ(w.finished_tasks(), 0u);  // below the min samples

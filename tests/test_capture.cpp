@@ -153,7 +153,7 @@ TEST(Capture, SidecarDescribesTheSession) {
   EXPECT_EQ(ts.back(), 'Z');
 }
 
-// Issue 4: captures carry the scheduler's settings and statistics (the writers' fields: test_megakernel_report).
+// Captures carry the scheduler's settings and statistics (the writers' fields: test_megakernel_report).
 TEST(CaptureGpu, MegakernelSidecarCarriesItsSettingsAndStatistics) {
   MV_REQUIRE_GPU();
   test::TempDir dir("capture");

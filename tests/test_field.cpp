@@ -1,6 +1,6 @@
 // Continuous fields (render/field/): reconstruction kernels (kernel.h), probing value, gradient and
 // Hessian in index and world space (field.h), Diderot's `inside`, principal curvatures (curvature.h) and
-// the analytic volumes they are checked on (analytic.h). Issue 5, items 2 and 7. CPU only: the GPU runs
+// the analytic volumes they are checked on (analytic.h). CPU only: the GPU runs
 // the same MV_HD code (tests/test_field_gpu.cu compares the two).
 #include <gtest/gtest.h>
 

@@ -39,11 +39,11 @@ RunTotals run_to_end(Mk& m, PatchWorkload& w, uint64_t slice_paths, const Schedu
   for (;;) {
     const StepStats st = m.step(w, slice_paths, s);
     ++t.steps;
-    t.paths += st.paths;
+    t.paths += st.work;
     t.tasks += st.tasks;
     t.finished += st.finished;
     t.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (st.paths == 0) break;
+    if (st.work == 0) break;
     if (t.wall_s > kRenderWallLimitS) {
       ADD_FAILURE() << "megakernel render exceeded " << kRenderWallLimitS << " s";
       break;
@@ -368,12 +368,12 @@ TEST_F(MegakernelGpu, StopRequestEndsTheSliceAndTheRenderContinues) {
   }
   stopper.join();
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_LT(first.paths, everything) << "the slice ran to the end despite the stop request (" << s << " s)";
-  EXPECT_GT(first.paths, 0u);
+  EXPECT_LT(first.work, everything) << "the slice ran to the end despite the stop request (" << s << " s)";
+  EXPECT_GT(first.work, 0u);
   EXPECT_TRUE(mk.stats().stopped_by_host);
   EXPECT_LT(s, 5.0);
   const RunTotals rest = run_to_end(mk, w, everything, ScheduleSettings{});
-  EXPECT_EQ(first.paths + rest.paths, everything);
+  EXPECT_EQ(first.work + rest.paths, everything);
   expect_exact_target(w, 8192);
 }
 
@@ -387,7 +387,7 @@ TEST_F(MegakernelGpu, WatchdogTurnsAStallIntoAnErrorAndTheQueueRecovers) {
   bool threw = false;
   for (int i = 0; i < 100 && !threw; ++i) {
     try {
-      if (mk.step(w, 1u << 20, ScheduleSettings{}).paths == 0) break;
+      if (mk.step(w, 1u << 20, ScheduleSettings{}).work == 0) break;
     } catch (const CudaError& e) {
       threw = true;
       EXPECT_NE(std::string(e.what()).find("megakernel watchdog"), std::string::npos) << e.what();
@@ -432,7 +432,7 @@ TEST_P(MegakernelAllocation, IntensitySendsSamplesToBrightPatchesAndNoneStaysUni
     w.make_current(Side::Device);
     const uint64_t budget = w.remaining_paths() * 3 / 10;
     uint64_t done = 0;
-    while (done < budget) done += m.step(w, std::min<uint64_t>(budget - done, 1u << 16), ScheduleSettings{}).paths;
+    while (done < budget) done += m.step(w, std::min<uint64_t>(budget - done, 1u << 16), ScheduleSettings{}).work;
     w.make_current(Side::Host);
     const std::vector<float> mean = w.film().mean_rgb();
     const std::vector<uint32_t>& spp = w.film().host_patch_spp();

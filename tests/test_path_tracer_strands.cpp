@@ -44,7 +44,7 @@ std::unique_ptr<PatchWorkload> render_room_film(int width, int height, uint32_t 
   auto strategy = patch_strategies().find("sequential").make();
   ScheduleSettings s;
   for (int guard = 0; guard < 100000; ++guard)
-    if (strategy->step(*w, 1u << 20, s).paths == 0) break;
+    if (strategy->step(*w, 1u << 20, s).work == 0) break;
   EXPECT_EQ(w->finished_tasks(), w->num_tasks());
   return w;
 }
@@ -59,7 +59,7 @@ void expect_strands_are_the_film(const PathTracerStrands& w, const StrandRun<Pat
   for (uint32_t i = 0; i < w.num_strands(); ++i) {
     const uint32_t px = w.pixel(i);
     const PathTracerStrands::State& s = run.state[i];
-    ASSERT_EQ(run.status[i], StrandStatus::Stable) << "strand " << i;
+    ASSERT_EQ(run.status[i], WorkStatus::Stable) << "strand " << i;
     ASSERT_EQ(run.steps[i], updates) << "strand " << i;
     ASSERT_EQ(s.spp, spp[px]) << "strand " << i;
     ASSERT_EQ(bits(s.sum.x), bits(sum[px].r)) << "strand " << i << " pixel " << px;
@@ -167,17 +167,17 @@ TEST(PathTracerStrands, UpdateIsOnePatchTaskExecutionAndStopsAtTheTarget) {
   p.target_spp = 7;
   const PathTracerStrands w = make_path_tracer_strands(view, p);
   PathTracerStrands::State s = w.init(5);
-  EXPECT_EQ(w.color(s, StrandStatus::Active).x, 0.f);  // black before the first sample
-  EXPECT_EQ(w.update(s), StrandStatus::Active);
+  EXPECT_EQ(w.color(s, WorkStatus::Active).x, 0.f);  // black before the first sample
+  EXPECT_EQ(w.update(s), WorkStatus::Active);
   EXPECT_EQ(s.spp, 3u);
-  EXPECT_EQ(w.update(s), StrandStatus::Active);
+  EXPECT_EQ(w.update(s), WorkStatus::Active);
   EXPECT_EQ(s.spp, 6u);
-  EXPECT_EQ(w.update(s), StrandStatus::Stable);
+  EXPECT_EQ(w.update(s), WorkStatus::Stable);
   EXPECT_EQ(s.spp, 7u);  // the last execution traces the one sample left
   const PathTracerStrands::State done = s;
-  EXPECT_EQ(w.update(s), StrandStatus::Stable);  // never more than the target
+  EXPECT_EQ(w.update(s), WorkStatus::Stable);  // never more than the target
   EXPECT_EQ(std::memcmp(&s, &done, sizeof s), 0);
-  const Vec3 c = w.color(s, StrandStatus::Stable);
+  const Vec3 c = w.color(s, WorkStatus::Stable);
   for (float v : {c.x, c.y, c.z}) {
     EXPECT_GE(v, 0.f);
     EXPECT_LE(v, 1.f);

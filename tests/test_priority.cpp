@@ -68,7 +68,7 @@ TEST(Priority, ConvergenceAndVarianceBeatNoneAtEqualSamples) {
       s.wave_size = 8;
       const uint64_t budget = 64ull * 48 * 64 / 4;
       uint64_t spent = 0;
-      while (spent < budget) spent += strategy->step(w, std::min<uint64_t>(budget - spent, 8 * 32), s).paths;
+      while (spent < budget) spent += strategy->step(w, std::min<uint64_t>(budget - spent, 8 * 32), s).work;
       EXPECT_LE(spent, budget + 8 * 32);
       total += mse_host(w.film().host_view_synced(), reference.data());
     }

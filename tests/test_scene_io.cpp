@@ -37,7 +37,7 @@ Json valid_scene() {
 }
 
 /// Parses `text` as scene file kOrigin and expects an InputError whose field is `field` and whose message
-/// reads "scenes/bad.json: <field>: ..." and contains every string of `parts`.
+/// reads "<kOrigin>: <field>: ..." and contains every string of `parts`.
 void expect_error(const std::string& text, const std::string& field, const std::vector<std::string>& parts) {
   SCOPED_TRACE(text);
   try {

@@ -109,7 +109,7 @@ struct RecordingWorkload {
   PatchWorkload& w;
   std::vector<Pick> log;
   uint32_t num_tasks() const { return w.num_tasks(); }
-  uint32_t paths_per_task() const { return w.paths_per_task(); }
+  uint32_t work_per_task() const { return w.work_per_task(); }
   void make_current(Side s) { w.make_current(s); }
   View view(Side s) {
     const PatchTaskView v = w.view(s);

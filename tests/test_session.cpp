@@ -36,8 +36,8 @@ TEST(Session, SwitchingStrategyAndPriorityKeepsTheFilm) {
   s.set_paths_per_pixel(4);
   EXPECT_EQ(film_samples(s), before);
   const FrameStats fs = s.advance();
-  EXPECT_EQ(film_samples(s), before + fs.step.paths);
-  EXPECT_EQ(fs.total_paths, before + fs.step.paths);
+  EXPECT_EQ(film_samples(s), before + fs.step.work);
+  EXPECT_EQ(fs.total_paths, before + fs.step.work);
 }
 
 TEST(Session, CameraAndSeedChangesResetTheFilm) {
@@ -61,14 +61,14 @@ TEST(Session, AFailedResolutionChangeKeepsAWorkingSession) {
   EXPECT_EQ(s.height(), 24u);
   EXPECT_EQ(s.options().width, 32);
   const FrameStats fs = s.advance();
-  EXPECT_GT(fs.step.paths, 0u);
+  EXPECT_GT(fs.step.work, 0u);
 }
 
 TEST(Session, AFailedSceneChangeKeepsTheOldScene) {
   Session s(small_cpu_session());
   EXPECT_THROW(s.load_scene("no-such-scene"), InputError);
   EXPECT_EQ(s.scene().name, "cornell");
-  EXPECT_GT(s.advance().step.paths, 0u);
+  EXPECT_GT(s.advance().step.work, 0u);
 }
 
 TEST(Session, RunsToExactlyTheTargetAndStops) {
@@ -77,7 +77,7 @@ TEST(Session, RunsToExactlyTheTargetAndStops) {
   EXPECT_TRUE(fs.done);
   EXPECT_EQ(fs.finished_tasks, fs.num_tasks);
   EXPECT_EQ(fs.total_paths, 32u * 24u * 16u);
-  EXPECT_EQ(s.advance().step.paths, 0u);
+  EXPECT_EQ(s.advance().step.work, 0u);
 }
 
 TEST(Session, GpuStrategiesAreRefusedWithoutAGpu) {
@@ -141,7 +141,7 @@ TEST(Session, MegakernelSettingsRoundTripAndAreValidatedWithoutTouchingTheFilm) 
     s.set_megakernel_settings(bad);
     ADD_FAILURE() << "segment size 100 was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "segment_size") << e.what();
+    EXPECT_EQ(e.field(), "--segment-size") << e.what();
   }
   bad = m;
   bad.controllers = 65;
@@ -188,7 +188,7 @@ TEST(SessionGpu, MegakernelSettingsReachTheStrategyAndItsStatsTheSession) {
   EXPECT_EQ(k.empty_executions, 0u);
 }
 
-// Issue 4: the megakernel is the viewer's default and switches live. Uniform → megakernel (two segment
+// The megakernel is the viewer's default and switches live. Uniform → megakernel (two segment
 // sizes) → sorted-waves → megakernel: the film is kept at every switch and the render ends with every
 // pixel at exactly the target.
 TEST(SessionGpu, SwitchingToTheMegakernelMidRenderAndBackKeepsTheFilmAndEndsAtTheTarget) {
@@ -205,7 +205,7 @@ TEST(SessionGpu, SwitchingToTheMegakernelMidRenderAndBackKeepsTheFilmAndEndsAtTh
   uint64_t expected = 0;
   const auto step = [&] {
     const FrameStats fs = s.advance();
-    expected += fs.step.paths;
+    expected += fs.step.work;
     EXPECT_EQ(film_samples(s), expected);
     EXPECT_EQ(fs.total_paths, expected);
   };

@@ -1,4 +1,4 @@
-// The split view's testable parts (issue 4; app/core/split.h): --split parsing, the equal-budget rule,
+// The split view's testable parts (app/core/split.h): --split parsing, the equal-budget rule,
 // the divider column, which sides the Megakernel panel lists, the region MSE of render/metrics.h (host;
 // device under SplitGpu), the composed image and capture_split's files (each side's megakernel object
 // under SplitGpu).
@@ -211,7 +211,7 @@ TEST(SplitBudget, TheRightSessionFollowsTheLeftsPathsFrameByFrame) {
   uint64_t largest_step = 0;
   for (int frame = 0; frame < 12 && !left.done(); ++frame) {
     const FrameStats l = left.advance();
-    largest_step = std::max(largest_step, l.step.paths);
+    largest_step = std::max(largest_step, l.step.work);
     const uint64_t budget = split_follower_budget(l.total_paths, right.last().total_paths);
     if (budget > 0) right.advance(budget);
     const uint64_t a = left.last().total_paths, b = right.last().total_paths;

@@ -157,15 +157,15 @@ TEST(StrandImage, DeadStrandsWriteTheBackgroundAndPixelsOutsideThrow) {
   const std::vector<float> img = strand_image(w, r, 5, 4);
   ASSERT_EQ(img.size(), 80u);
   for (uint32_t i = 0; i < 20; ++i) {
-    if (r.status[i] == StrandStatus::Dead) {
+    if (r.status[i] == WorkStatus::Dead) {
       for (int c = 0; c < 4; ++c) EXPECT_EQ(img[4 * i + c], kStrandBackground[c]) << "strand " << i;
     } else {
       EXPECT_EQ(img[4 * i + 3], 1.f);
       EXPECT_EQ(img[4 * i], static_cast<float>(i) / 255.f);
     }
   }
-  EXPECT_EQ(r.status[3], StrandStatus::Dead);
-  EXPECT_EQ(r.status[4], StrandStatus::Stable);
+  EXPECT_EQ(r.status[3], WorkStatus::Dead);
+  EXPECT_EQ(r.status[4], WorkStatus::Stable);
   EXPECT_THROW(strand_image(w, r, 4, 4), std::out_of_range);
   const std::vector<uint32_t> packed = rgba8({0.f, 0.5f, 1.f, 2.f, -1.f, 0.25f, 1.f, 0.f});
   ASSERT_EQ(packed.size(), 2u);
@@ -184,7 +184,7 @@ TEST(StrandCpu, SequentialIsTheReferenceAndTheRegionsMixEarlyEscapeAndCap) {
     for (uint32_t i = 0; i < n; ++i) {
       MandelbrotStrands::State s;
       uint32_t steps = 0;
-      const StrandStatus st = run_strand(w, i, s, steps);
+      const WorkStatus st = run_item(w, i, s, steps);
       ASSERT_EQ(r.steps[i], steps) << "strand " << i;
       ASSERT_EQ(r.status[i], st);
       capped += steps == w.p.max_iterations;
@@ -248,7 +248,7 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
                                              "cuda-unified-memory",
                                              "cuda-global-queue",
                                              "cuda-global-queue-unified-memory",
-                                             // the task strategies of issues 3–4, on groups of 32 strands
+                                             // the patch-task strategies, on groups of 32 strands
                                              "sequential-priority",
                                              "uniform",
                                              "sorted-waves",
@@ -259,12 +259,12 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
   for (const StrandStrategyInfo& i : w.strategies) {
     const bool task = i.name == "sequential-priority" || i.name == "uniform" || i.name == "sorted-waves" ||
                       i.name == "megakernel";
-    EXPECT_EQ(i.task_groups, task) << i.name;
+    EXPECT_EQ(i.reads("task-quantum"), task) << i.name;
     EXPECT_EQ(i.needs_gpu, i.name.rfind("cuda", 0) == 0 || (task && i.name != "sequential-priority")) << i.name;
     EXPECT_EQ(i.uses_grid, i.needs_gpu && !task) << i.name;
-    EXPECT_EQ(i.uses_work_unit, i.name.find("global-queue") != std::string::npos) << i.name;
-    EXPECT_EQ(i.permutes, i.name.find("permute") != std::string::npos) << i.name;
-    EXPECT_EQ(i.unified_memory, i.name.find("unified-memory") != std::string::npos) << i.name;
+    EXPECT_EQ(i.reads("work-unit"), i.name.find("global-queue") != std::string::npos) << i.name;
+    EXPECT_EQ(i.reads("permute-seed"), i.name.find("permute") != std::string::npos) << i.name;
+    EXPECT_EQ(i.reads("prefetch"), i.name.find("unified-memory") != std::string::npos) << i.name;
     EXPECT_FALSE(i.section.empty()) << i.name;
   }
   try {
@@ -399,8 +399,7 @@ TEST(StrandBenchCli, BadInputGivesOneLineNamingTheFieldAndRange) {
   }
   const Result wl = test::run_megaview(dir, "bench --workload lic2d");
   EXPECT_EQ(wl.code, 1);
-  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"lic2d\" (allowed: mandelbrot, vr-lite-cam, illust-vr, "
-                       "path-tracer)"),
+  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"lic2d\" (allowed: " + strand_workload_names() + ")"),
             std::string::npos)
       << wl.err;
   const Result grid_only = test::run_megaview(dir, "bench --grid 64,64 --cpu --spp 1 --width 8 --height 8");

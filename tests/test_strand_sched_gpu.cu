@@ -128,7 +128,7 @@ INSTANTIATE_TEST_SUITE_P(AppendixA, GpuStrandStrategy,
 // ---------------------------------------------------------------- the task strategies on strands
 // sequential-priority, uniform, sorted-waves and megakernel run groups of 32 strands as tasks that
 // re-enqueue after each quantum of updates (sched/strand_task_strategy.cuh). Whatever the quantum, the
-// group priority and the strategy, every strand sees run_strand's calls exactly, so results equal
+// group priority and the strategy, every strand sees run_item's calls exactly, so results equal
 // `sequential`'s bit for bit. sequential-priority runs on the CPU (these tests run in CI); the other
 // three skip without a GPU.
 
@@ -143,7 +143,7 @@ const StrandTaskPriority kTaskPriorities[] = {StrandTaskPriority::Fifo, StrandTa
 TEST_P(TaskStrandStrategy, MandelbrotMatchesSequentialBitwiseForEveryQuantumAndPriority) {
   if (needs_gpu()) MV_REQUIRE_GPU();
   const StrandStrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
-  EXPECT_TRUE(info.task_groups);
+  EXPECT_TRUE(info.reads("task-quantum"));
   EXPECT_EQ(info.needs_gpu, needs_gpu());
   for (const MandelbrotStrands& w : test::mandelbrot_cases()) {
     const StrandResult seq = test::run_mandelbrot(w, "sequential");
@@ -241,7 +241,7 @@ TEST(StrandTaskView, GroupPriorityIsTheActiveStrandsAgeSum) {
     test::CountingStrands w;
     w.n = n;
     std::vector<test::CountingStrands::State> state(n);
-    std::vector<StrandStatus> status(n, StrandStatus::Active);
+    std::vector<WorkStatus> status(n, WorkStatus::Active);
     std::vector<uint32_t> steps(n, 0u);
     std::vector<uint8_t> done(2, 0);
     std::vector<float> priority(2, kUnsampledPriority);

@@ -13,7 +13,7 @@ StrandResult make(size_t n) {
   r.width = static_cast<uint32_t>(n);
   r.height = 1;
   r.steps.assign(n, 10);
-  r.status.assign(n, StrandStatus::Stable);
+  r.status.assign(n, WorkStatus::Stable);
   r.rgba.assign(4 * n, 0.5f);
   return r;
 }
@@ -29,7 +29,7 @@ TEST(StrandTolerance, ExactNeedsIdenticalStepsAndImageBytes) {
   b.rgba[7] = 0.5000001f;
   EXPECT_EQ(strand_disagreement(a, b, exact), "image differs");
   b = a;
-  b.status[0] = StrandStatus::Dead;
+  b.status[0] = WorkStatus::Dead;
   EXPECT_NE(strand_disagreement(a, b, exact), "");
 }
 

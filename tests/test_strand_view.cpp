@@ -140,7 +140,7 @@ TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
   EXPECT_TRUE(j.contains("gpu"));
 }
 
-// Issue 5's "all nine strategies run in the GUI": the GPU ones through the viewer's path (runner →
+// All nine strategies run in the GUI: the GPU ones through the viewer's path (runner →
 // image → RGBA8) show exactly sequential's mandelbrot.
 // Active strands after each super-step: the survival count of the step counts, downsampled to at most
 // max_points + 1 entries, starting at all strands and ending at 0.
@@ -225,14 +225,14 @@ TEST(StrandViewGpu, EveryGpuStrategyShowsSequentialsMandelbrot) {
     if (!info.needs_gpu) continue;
     StrandRequest r = mandelbrot_request(info.name, 320, 240);
     if (info.uses_grid && info.name.find("batch") != std::string::npos) r.settings.grid = make_grid(64, 128, 1);
-    if (info.uses_work_unit) r.settings.grid = make_grid(128, 64, 4);
+    if (info.reads("work-unit")) r.settings.grid = make_grid(128, 64, 4);
     runner.request(r);
     const StrandOutcome o = next_outcome(runner);
     ASSERT_FALSE(o.error) << info.name;
     EXPECT_EQ(strand_image_rgba8(o.result), want) << info.name;
     EXPECT_EQ(o.result.steps, seq.result.steps) << info.name;
     EXPECT_TRUE(o.result.timing.cuda_events) << info.name;
-    if (info.task_groups)  // launches are per step or wave there, not tracked; the notes say what ran
+    if (info.reads("task-quantum"))  // launches are per step or wave there, not tracked; the notes say what ran
       EXPECT_NE(o.result.timing.notes.find("task executions"), std::string::npos) << o.result.timing.notes;
     else
       EXPECT_GT(o.result.timing.launches, 0u) << info.name;

@@ -1,4 +1,4 @@
-// Strand views (issue 5, item 5: orbit/zoom for the volumes, pan/zoom for the mandelbrot): the default view
+// Strand views (item 5: orbit/zoom for the volumes, pan/zoom for the mandelbrot): the default view
 // is today's bit for bit, a changed view changes the run, bad views are refused naming the field, and the
 // viewer's drag and wheel arithmetic.
 #include <gtest/gtest.h>

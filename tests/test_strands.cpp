@@ -19,8 +19,8 @@ TEST(Mandelbrot, StepStatisticsAreCloseToThePapers) {
     for (uint32_t i = 2; i < w.p.width; i += 5) {
       MandelbrotStrands::State st;
       uint32_t steps = 0;
-      const StrandStatus status = run_strand(w, j * w.p.width + i, st, steps);
-      ASSERT_EQ(status, StrandStatus::Stable);
+      const WorkStatus status = run_item(w, j * w.p.width + i, st, steps);
+      ASSERT_EQ(status, WorkStatus::Stable);
       ASSERT_GE(steps, 1u);
       ASSERT_LE(steps, w.p.max_iterations);
       s += steps;
@@ -45,7 +45,7 @@ TEST(Mandelbrot, KnownPointsEscapeOrStayAsTheoryPredicts) {
   for (uint32_t k = 0; k < 4; ++k) {
     MandelbrotStrands::State st;
     uint32_t steps = 0;
-    run_strand(w, k, st, steps);
+    run_item(w, k, st, steps);
     // c = ±1 ± i: z1 = c with |c|² = 2, z2 = c² + c with |z2|² = 2·|c+1|²… all four escape at step 2 or 3.
     EXPECT_LT(steps, 4u) << "strand " << k;
     EXPECT_GT(st.zx * st.zx + st.zy * st.zy, 4.f);
@@ -58,9 +58,9 @@ TEST(Mandelbrot, KnownPointsEscapeOrStayAsTheoryPredicts) {
   q.max_iterations = 77;
   MandelbrotStrands::State st;
   uint32_t steps = 0;
-  EXPECT_EQ(run_strand(MandelbrotStrands{q}, 0, st, steps), StrandStatus::Stable);
+  EXPECT_EQ(run_item(MandelbrotStrands{q}, 0, st, steps), WorkStatus::Stable);
   EXPECT_EQ(steps, 77u);
-  EXPECT_EQ(MandelbrotStrands{q}.color(st, StrandStatus::Stable).x, 0.f);  // inside is black
+  EXPECT_EQ(MandelbrotStrands{q}.color(st, WorkStatus::Stable).x, 0.f);  // inside is black
 }
 
 TEST(Strands, RunStrandStopsAtTheStepBound) {
@@ -71,7 +71,7 @@ TEST(Strands, RunStrandStopsAtTheStepBound) {
   q.max_iterations = 1000;
   MandelbrotStrands::State st;
   uint32_t steps = 0;
-  EXPECT_EQ(run_strand(MandelbrotStrands{q}, 0, st, steps, 10), StrandStatus::Active);
+  EXPECT_EQ(run_item(MandelbrotStrands{q}, 0, st, steps, 10), WorkStatus::Active);
   EXPECT_EQ(steps, 10u);
 }
 

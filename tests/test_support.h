@@ -172,7 +172,7 @@ inline std::vector<float> render_mean_image(PatchWorkload& w, const std::string&
   s.wave_size = wave;
   for (int guard = 0; guard < 1000000; ++guard) {
     const StepStats st = strat->step(w, 1u << 20, s);
-    if (st.paths == 0) break;
+    if (st.work == 0) break;
   }
   w.make_current(Side::Host);
   return w.film().mean_rgb();

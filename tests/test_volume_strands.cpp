@@ -1,4 +1,4 @@
-// Volume strand workloads (issue 5): transfer functions (render/strands/transfer_function.h), the ray
+// Volume strand workloads: transfer functions (render/strands/transfer_function.h), the ray
 // camera and clipping (volume_ray.h), vr-lite-cam and illust-vr on an analytic sphere and on ch2, the
 // device volume's checks that need no GPU, the volume pre-filter, and `megaview strands`. The GPU run of
 // the same workloads is tests/test_volume_strands_gpu.cu.
@@ -251,15 +251,15 @@ TEST(VrLiteCam, CentralRayStopsWhereItLeavesTheBox) {
   VrLiteCam::State s;
   uint32_t steps = 0;
   const uint32_t centre = 16 * 33 + 16;
-  EXPECT_EQ(run_strand(w, centre, s, steps), StrandStatus::Stable);
+  EXPECT_EQ(run_item(w, centre, s, steps), WorkStatus::Stable);
   // Samples at t = 85, 85.5, …, 115 (z = −15 … 15): (115 − 85)/0.5 + 1.
   EXPECT_EQ(steps, 61u);
   EXPECT_EQ(s.k, 61u);
   EXPECT_EQ(s.alpha, 0.f);
-  EXPECT_EQ(w.color(s, StrandStatus::Stable).x, 0.f);
+  EXPECT_EQ(w.color(s, WorkStatus::Stable).x, 0.f);
   // Every ray: one sample per half unit of its clipped length; a miss takes one update.
   for (uint32_t i = 0; i < w.num_strands(); ++i) {
-    run_strand(w, i, s, steps);
+    run_item(w, i, s, steps);
     float tn, tf;
     if (clip_ray(w.ray.vol, w.ray.box, w.ray.cam.eye, w.ray.cam.ray_dir(i % 33, i / 33), tn, tf))
       ASSERT_EQ(steps, static_cast<uint32_t>(std::floor((tf - tn) / 0.5f)) + 1u) << i;
@@ -274,21 +274,21 @@ TEST(VrLiteCam, CentralRayTerminatesEarlyInsideTheSphere) {
   const VrLiteCam w = make_vr_lite_cam(make_view(v), p);
   VrLiteCam::State s;
   uint32_t steps = 0;
-  EXPECT_EQ(run_strand(w, 16 * 33 + 16, s, steps), StrandStatus::Stable);
+  EXPECT_EQ(run_item(w, 16 * 33 + 16, s, steps), WorkStatus::Stable);
   // z = −15 … −8.5 (14 samples) are outside (distance ≥ 0.25): transparent. From z = −8 on each sample
   // has α = 0.6: A = 0.6, 0.84, 0.936, 0.9744 ≥ 0.95 after the 4th → 18 updates.
   EXPECT_EQ(steps, 18u);
   EXPECT_NEAR(s.alpha, 1.f - std::pow(0.4f, 4.f), 1e-5f);
   // Head-on: |n·l| = 1, so every sample is white·(ka + kd) + ks.
   const float lit = p.ka + p.kd + p.ks;
-  EXPECT_NEAR(w.color(s, StrandStatus::Stable).x, lit * s.alpha, 1e-3f);
+  EXPECT_NEAR(w.color(s, WorkStatus::Stable).x, lit * s.alpha, 1e-3f);
   // A larger threshold needs one more sample; threshold 1 goes on until A rounds to 1 in float.
   VrLiteCamParams q = p;
   q.opacity_threshold = 0.98f;
-  run_strand(make_vr_lite_cam(make_view(v), q), 16 * 33 + 16, s, steps);
+  run_item(make_vr_lite_cam(make_view(v), q), 16 * 33 + 16, s, steps);
   EXPECT_EQ(steps, 19u);
   q.opacity_threshold = 1.f;
-  run_strand(make_vr_lite_cam(make_view(v), q), 16 * 33 + 16, s, steps);
+  run_item(make_vr_lite_cam(make_view(v), q), 16 * 33 + 16, s, steps);
   uint32_t inside = 0;
   for (float a = 0.f; a < 1.f; a += (1.f - a) * 0.6f) ++inside;
   EXPECT_EQ(steps, 14u + inside);
@@ -580,7 +580,7 @@ TEST(VolumeStrandsCh2, StepStatisticsAreFiniteAndPrinted) {
     std::printf("[ ch2 %-11s ] %zu strands: mu %.3f  sigma %.3f  CV %.3f  min %u  max %u\n", name, steps->size(),
                 s.mean, s.sigma, s.cv, s.min, s.max);
     EXPECT_TRUE(std::isfinite(s.mean) && std::isfinite(s.sigma) && std::isfinite(s.cv)) << name;
-    for (StrandStatus st : *status) ASSERT_EQ(st, StrandStatus::Stable) << name;
+    for (WorkStatus st : *status) ASSERT_EQ(st, WorkStatus::Stable) << name;
     // Rays beside the head miss the box (1 update); rays through it take tens to hundreds of steps, fewer
     // than the box's diagonal (≈ 335 mm) in half-millimetre steps.
     EXPECT_EQ(s.min, 1u) << name;

@@ -1,6 +1,6 @@
 // Volume strand workloads on the GPU: vr-lite-cam and illust-vr built on a DeviceVolume run in CUDA
 // kernels of this file (run to completion: one thread per strand; and BSP: one launch per super-step,
-// the state kept in device memory between launches), compared with run_strand on the CPU. Compiling this
+// the state kept in device memory between launches), compared with run_item on the CPU. Compiling this
 // file also checks that the workload headers are valid device code. Skipped without a GPU.
 //
 // Tolerance (why not bitwise): nvcc contracts the probe's multiply-adds into FMAs, the host compiler does
@@ -30,43 +30,43 @@ namespace mv {
 namespace {
 
 template <class W>
-__global__ void run_to_completion_kernel(W w, typename W::State* state, StrandStatus* status, uint32_t* steps, uint32_t n) {
+__global__ void run_to_completion_kernel(W w, typename W::State* state, WorkStatus* status, uint32_t* steps, uint32_t n) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   typename W::State s;
   uint32_t k = 0;
-  status[i] = run_strand(w, i, s, k, 100000u);
+  status[i] = run_item(w, i, s, k, 100000u);
   state[i] = s;
   steps[i] = k;
 }
 
 template <class W>
-__global__ void init_kernel(W w, typename W::State* state, StrandStatus* status, uint32_t* steps, uint32_t n) {
+__global__ void init_kernel(W w, typename W::State* state, WorkStatus* status, uint32_t* steps, uint32_t n) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   state[i] = w.init(i);
-  status[i] = StrandStatus::Active;
+  status[i] = WorkStatus::Active;
   steps[i] = 0;
 }
 
 /// One BSP super-step: every active strand updates once; `active` counts those still active after it.
 template <class W>
-__global__ void step_kernel(W w, typename W::State* state, StrandStatus* status, uint32_t* steps, uint32_t n,
+__global__ void step_kernel(W w, typename W::State* state, WorkStatus* status, uint32_t* steps, uint32_t n,
                             unsigned int* active) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n || status[i] != StrandStatus::Active) return;
+  if (i >= n || status[i] != WorkStatus::Active) return;
   typename W::State s = state[i];
-  const StrandStatus st = w.update(s);
+  const WorkStatus st = w.update(s);
   state[i] = s;
   status[i] = st;
   ++steps[i];
-  if (st == StrandStatus::Active) atomicAdd(active, 1u);
+  if (st == WorkStatus::Active) atomicAdd(active, 1u);
 }
 
 template <class W>
 struct GpuRun {
   std::vector<typename W::State> state;
-  std::vector<StrandStatus> status;
+  std::vector<WorkStatus> status;
   std::vector<uint32_t> steps;
   uint32_t super_steps = 0;
 };
@@ -75,7 +75,7 @@ template <class W>
 GpuRun<W> run_gpu(const W& w, bool bsp) {
   const uint32_t n = w.num_strands();
   DeviceBuffer<typename W::State> d_state(n);
-  DeviceBuffer<StrandStatus> d_status(n);
+  DeviceBuffer<WorkStatus> d_status(n);
   DeviceBuffer<uint32_t> d_steps(n);
   const uint32_t block = 128, grid = (n + block - 1) / block;
   GpuRun<W> r;

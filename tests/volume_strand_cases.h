@@ -76,11 +76,11 @@ inline IllustVrParams sphere_illust_params(uint32_t side = 33) {
   return p;
 }
 
-/// Per-strand results of running every strand with run_strand.
+/// Per-strand results of running every strand with run_item.
 template <class W>
 struct CpuRun {
   std::vector<typename W::State> state;
-  std::vector<StrandStatus> status;
+  std::vector<WorkStatus> status;
   std::vector<uint32_t> steps;
   std::vector<Vec3> color;  ///< color(state, status), pixel order (pixel(i) = i for these workloads)
 };
@@ -94,7 +94,7 @@ CpuRun<W> run_all_cpu(const W& w) {
   r.steps.resize(n);
   r.color.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
-    r.status[i] = run_strand(w, i, r.state[i], r.steps[i], 100000u);
+    r.status[i] = run_item(w, i, r.state[i], r.steps[i], 100000u);
     r.color[w.pixel(i)] = w.color(r.state[i], r.status[i]);
   }
   return r;

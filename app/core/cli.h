@@ -152,12 +152,10 @@ struct StrandBenchCommand {
   std::string grid;                     ///< "n,b[,c]" or "auto"; empty: auto (not with sweep)
   std::string size;                     ///< "WxH"; empty: the workload's (the paper's strand count)
   int repeat = 5;
-  uint64_t permute_seed = 1;            ///< the *-permute strategies' permutation
-  bool prefetch = true;                 ///< the unified-memory strategies' prefetch
-  bool managed_counter = false;         ///< StrandRunSettings::managed_counter
+  /// The strategies' knobs given on the command line (strand_params(), sched/strand_strategy.h: --work-unit,
+  /// --permute-seed, --prefetch, --task-quantum, …), applied after --grid.
+  ParamValues knobs;
   bool record_finish_order = false;     ///< StrandRunSettings::record_finish_order (what the viewer's replay costs)
-  uint32_t task_quantum = 16;           ///< task strategies: StrandRunSettings::task_quantum, [1, 65536]
-  std::string task_priority = "most-remaining";  ///< task strategies: fifo, most-remaining, least-remaining
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]

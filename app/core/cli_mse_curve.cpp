@@ -88,7 +88,7 @@ std::vector<Record> run_series(Session& s, const MseCurveCommand& c) {
   double next_mark = c.interval_ms;
   for (;;) {
     const FrameStats fs = s.advance();
-    const bool stop = fs.done || fs.total_busy_ms >= c.duration_ms || fs.step.paths == 0;
+    const bool stop = fs.done || fs.total_busy_ms >= c.duration_ms || fs.step.work == 0;
     if (fs.total_busy_ms >= next_mark || stop) {
       records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
       next_mark = (std::floor(fs.total_busy_ms / c.interval_ms) + 1.0) * c.interval_ms;

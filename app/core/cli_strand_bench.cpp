@@ -59,7 +59,7 @@ Timing summarize(std::vector<double> ms) {
 
 /// FNV-1a over the per-strand statuses and step counts: equal ⇔ every strand ended alike.
 uint64_t strands_hash(const StrandResult& r) {
-  const uint64_t a = fnv1a64(r.status.data(), r.status.size() * sizeof(StrandStatus));
+  const uint64_t a = fnv1a64(r.status.data(), r.status.size() * sizeof(WorkStatus));
   const uint64_t b = fnv1a64(r.steps.data(), r.steps.size() * sizeof(uint32_t));
   return a ^ (b * 1099511628211ull);
 }
@@ -203,11 +203,11 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
     std::fflush(stdout);
     csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f},{:.4f},{:.5f},{:016x},{},{}\n", w.name,
                        size.width, size.height, info->name, info->uses_grid ? m.last.grid.blocks : 0,
-                       info->uses_grid ? m.last.grid.threads : 0, info->uses_work_unit ? m.last.grid.work_unit : 0,
+                       info->uses_grid ? m.last.grid.threads : 0, info->reads("work-unit") ? m.last.grid.work_unit : 0,
                        c.repeat, m.t.median, m.t.min, m.t.max, info->needs_gpu ? "cuda-events" : "wall-clock",
                        m.last.launches, m.last.super_steps, st.mean, st.sigma, st.cv, image,
-                       info->task_groups ? s.task_quantum : 0,
-                       info->task_groups ? strand_task_priority_name(s.task_priority) : "-");
+                       info->reads("task-quantum") ? s.task_quantum : 0,
+                       info->reads("task-quantum") ? strand_task_priority_name(s.task_priority) : "-");
   }
   if (problems.empty())
     fmt::print("agreement: every strategy gave {} as {}\n", agreement_text(w.tolerance), ref_name);
@@ -245,11 +245,11 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
                      const StrandRunSettings& rs) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{},{},{}\n", w.name,
                        size.width, size.height, info.name, info.uses_grid ? g.blocks : 0, info.uses_grid ? g.threads : 0,
-                       info.uses_work_unit ? g.work_unit : 0, c.repeat, m.t.median, m.t.min, m.t.max, m.t.mean,
+                       info.reads("work-unit") ? g.work_unit : 0, c.repeat, m.t.median, m.t.min, m.t.max, m.t.mean,
                        m.t.stddev, m.last.launches, m.last.super_steps,
                        m.t.median > 0 ? seq.t.median / m.t.median : 0.0, match ? 1 : 0,
-                       info.task_groups ? rs.task_quantum : 0,
-                       info.task_groups ? strand_task_priority_name(rs.task_priority) : "-");
+                       info.reads("task-quantum") ? rs.task_quantum : 0,
+                       info.reads("task-quantum") ? strand_task_priority_name(rs.task_priority) : "-");
   };
   add_csv(seq_info, GridConfig{}, seq, true, s);
 
@@ -273,7 +273,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
       StrandTaskPriority priority;
     };
     std::vector<Config> configs;
-    if (info->task_groups) {
+    if (info->reads("task-quantum")) {
       for (uint32_t q : {4u, 16u, 64u})
         for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
                                      StrandTaskPriority::LeastRemaining})
@@ -283,7 +283,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
     } else {
       for (uint32_t nb : powers(64, 1024))
         for (uint32_t b : powers(64, std::min<uint32_t>(1024, c.sweep_max_threads / nb)))
-          for (uint32_t cu : info->uses_work_unit ? std::vector<uint32_t>{1, 2, 4, 8, 16} : std::vector<uint32_t>{1})
+          for (uint32_t cu : info->reads("work-unit") ? std::vector<uint32_t>{1, 2, 4, 8, 16} : std::vector<uint32_t>{1})
             configs.push_back({make_grid(nb, b, cu), s.task_quantum, s.task_priority});
     }
     Best b{info, {}, {}, 0, s};
@@ -294,7 +294,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
       s.grid = g;
       s.task_quantum = cfg.quantum;
       s.task_priority = cfg.priority;
-      const std::string label = info->task_groups ? strand_task_text(s) : g.str();
+      const std::string label = info->reads("task-quantum") ? strand_task_text(s) : g.str();
       StrandResult first;
       Measured m;
       try {
@@ -369,12 +369,8 @@ void run_strand_bench(const StrandBenchCommand& c) {
     if (c.sweep) throw InputError("", "--grid", "is not used with --sweep (the sweep sets n, b and c itself)");
     s.grid = parse_grid(c.grid, "--grid");
   }
-  s.permute_seed = c.permute_seed;
-  s.prefetch = c.prefetch;
-  s.managed_counter = c.managed_counter;
   s.record_finish_order = c.record_finish_order;
-  s.task_quantum = c.task_quantum;
-  s.task_priority = parse_strand_task_priority(c.task_priority);
+  BoundParams<StrandRunSettings>(strand_params(), s).apply(c.knobs);
   validate_strand_settings(s);
   if (c.sweep && (c.sweep_max_threads < 4096 || c.sweep_max_threads > (1u << 26)))
     throw InputError("", "--sweep-max-threads",

@@ -47,7 +47,7 @@ Stats stats_of(const std::vector<uint32_t>& steps) {
   return s;
 }
 
-/// Runs every strand of `w` to completion (run_strand) on all cores; RGBA8 image and per-strand steps.
+/// Runs every strand of `w` to completion (run_item) on all cores; RGBA8 image and per-strand steps.
 template <class W>
 double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps) {
   const uint32_t n = w.num_strands();
@@ -62,9 +62,9 @@ double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t
     for (uint32_t i = r.begin(); i != r.end(); ++i) {
       typename W::State s;
       uint32_t k = 0;
-      const StrandStatus st = run_strand(w, i, s, k);
+      const WorkStatus st = run_item(w, i, s, k);
       steps[i] = k;
-      if (st == StrandStatus::Dead) continue;
+      if (st == WorkStatus::Dead) continue;
       const Vec3 c = w.color(s, st);
       rgba[w.pixel(i)] = q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (255u << 24);
     }
@@ -145,7 +145,7 @@ void run_strands(const StrandsCommand& c) {
   const Stats s = stats_of(steps);
   std::printf("workload %s, %ux%u = %llu strands, %s\n", c.workload.c_str(), width, height,
               static_cast<unsigned long long>(s.count), what.c_str());
-  std::printf("CPU (TBB, run_strand per strand): %.1f ms, %llu updates\n", ms, static_cast<unsigned long long>(s.total));
+  std::printf("CPU (TBB, run_item per strand): %.1f ms, %llu updates\n", ms, static_cast<unsigned long long>(s.total));
   std::printf("steps per strand (Lehmann 2023 Fig 3.2): mu %.3f  sigma %.3f  CV %.3f  min %u  max %u\n", s.mean, s.sigma,
               s.cv, s.min, s.max);
   for (const Paper& p : kPaper)

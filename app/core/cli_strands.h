@@ -1,5 +1,5 @@
 // `megaview strands`: a headless look at a strand workload (render/strands/): runs every strand to
-// completion on the CPU (run_strand per pixel under TBB; the reference every strand strategy must agree
+// completion on the CPU (run_item per pixel under TBB; the reference every strand strategy must agree
 // with), writes the image as a PNG (never over an existing file) and prints the step statistics of
 // Lehmann 2023 Fig 3.2 (count, μ, σ, CV = σ/μ, min, max).
 #pragma once

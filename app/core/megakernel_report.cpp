@@ -1,12 +1,11 @@
 #include "app/core/megakernel_report.h"
 
-#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
-#include <initializer_list>
 
+#include "app/core/params_report.h"
 #include "base/errors.h"
+#include "base/params.h"
 #include "sched/bitonic.h"
 
 namespace mv {
@@ -28,60 +27,11 @@ double delta(uint64_t now, uint64_t before, bool restarted) {
   return restarted || now < before ? static_cast<double>(now) : static_cast<double>(now - before);
 }
 
-const std::initializer_list<const char*> kNumberSettings = {"segment-size",       "controllers",
-                                                            "static-task-cycles", "constant-segment-cycles",
-                                                            "buffer-multiplier",  "blocks-per-sm",
-                                                            "pull-distance",      "buckets",
-                                                            "age-period",         "quantum-max"};
-const std::initializer_list<const char*> kSwitchSettings = {"controller", "time-management", "collect-metadata",
-                                                            "wave-aware-buffer", "record-order", "pull-forward"};
-
-bool parse_switch(const std::string& name, const std::string& value) {
-  if (value == "on" || value == "true" || value == "1") return true;
-  if (value == "off" || value == "false" || value == "0") return false;
-  throw InputError("", name, "expected on or off, got \"" + value + "\"");
-}
-
-uint32_t parse_u32(const std::string& name, const std::string& value) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = value.empty() || value[0] == '-' ? 0 : std::strtoull(value.c_str(), &end, 10);
-  if (!end || *end != '\0' || errno == ERANGE || v > 0xffffffffull)
-    throw InputError("", name, "expected a whole number, got \"" + value + "\"");
-  return static_cast<uint32_t>(v);
-}
-
-float parse_float(const std::string& name, const std::string& value) {
-  errno = 0;
-  char* end = nullptr;
-  const float v = std::strtof(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || errno == ERANGE) throw InputError("", name, "expected a number, got \"" + value + "\"");
-  return v;
-}
-
 }  // namespace
 
 nlohmann::json megakernel_settings_json(const MegakernelSettings& m) {
-  return {{"queue", queue_design_name(m.queue)},
-          {"buckets", m.buckets},
-          {"age_period", m.age_period},
-          {"quantum_max", m.quantum_max},
-          {"segment_size", m.segment_size},
-          {"controller", m.controller},
-          {"controllers", m.controllers},
-          {"time_management", m.time_management},
-          {"collect_metadata", m.collect_metadata},
-          {"static_task_cycles", m.static_task_cycles},
-          {"constant_segment_cycles", m.constant_segment_cycles},
-          {"buffer_multiplier", m.buffer_multiplier},
-          {"wave_aware_buffer", m.wave_aware_buffer},
-          {"record_order", m.record_order},
-          {"record_capacity", m.record_capacity},
-          {"watchdog_seconds", m.watchdog_seconds},
-          {"blocks_per_sm", m.blocks_per_sm},
-          {"rebuild_sorted", m.rebuild_sorted},
-          {"pull_forward", m.pull_forward},
-          {"pull_distance", m.pull_distance}};
+  MegakernelSettings copy = m;
+  return params_json(BoundParams<MegakernelSettings>(megakernel_params(), copy));
 }
 
 nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
@@ -122,32 +72,14 @@ nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
 }
 
 bool is_megakernel_setting_name(const std::string& name) {
-  for (const char* n : kNumberSettings)
-    if (name == n) return true;
-  for (const char* n : kSwitchSettings)
-    if (name == n) return true;
-  return name == "queue";
+  MegakernelSettings m;
+  return BoundParams<MegakernelSettings>(megakernel_params(), m).has(name);
 }
 
 void set_megakernel_setting(MegakernelSettings& m, const std::string& name, const std::string& value) {
-  if (name == "segment-size") m.segment_size = parse_u32(name, value);
-  else if (name == "controllers") m.controllers = parse_u32(name, value);
-  else if (name == "static-task-cycles") m.static_task_cycles = parse_u32(name, value);
-  else if (name == "constant-segment-cycles") m.constant_segment_cycles = parse_u32(name, value);
-  else if (name == "blocks-per-sm") m.blocks_per_sm = parse_u32(name, value);
-  else if (name == "buffer-multiplier") m.buffer_multiplier = parse_float(name, value);
-  else if (name == "controller") m.controller = parse_switch(name, value);
-  else if (name == "time-management") m.time_management = parse_switch(name, value);
-  else if (name == "collect-metadata") m.collect_metadata = parse_switch(name, value);
-  else if (name == "wave-aware-buffer") m.wave_aware_buffer = parse_switch(name, value);
-  else if (name == "record-order") m.record_order = parse_switch(name, value);
-  else if (name == "pull-forward") m.pull_forward = parse_switch(name, value);
-  else if (name == "pull-distance") m.pull_distance = parse_u32(name, value);
-  else if (name == "queue") m.queue = parse_queue_design(value);
-  else if (name == "buckets") m.buckets = parse_u32(name, value);
-  else if (name == "age-period") m.age_period = parse_u32(name, value);
-  else if (name == "quantum-max") m.quantum_max = parse_u32(name, value);
-  else throw InputError("", name, "not a megakernel setting");
+  BoundParams<MegakernelSettings> params(megakernel_params(), m);
+  if (!params.has(name)) throw InputError("", name, "not a megakernel setting");
+  params.apply({{name, value}});
 }
 
 void MegakernelRateTracker::add(const MegakernelStats& s, double busy_ms, int clock_khz) {

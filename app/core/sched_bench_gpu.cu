@@ -7,7 +7,7 @@
 
 #include "base/errors.h"
 #include "sched/megakernel.cuh"
-#include "sched/spin_workload.cuh"
+#include "render/spin_workload.cuh"
 
 namespace mv {
 

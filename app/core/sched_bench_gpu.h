@@ -1,6 +1,6 @@
 // The GPU side of `megaview sched-bench` (app/core/cli_sched_bench.cpp): Kerbl 2012 §6.2 (Figs 4 and 5)
 // measured on the real priority megakernel (sched/megakernel.cuh) with blocking spin tasks
-// (sched/spin_workload.cuh). Kept apart from the command so that only this file needs nvcc.
+// (render/spin_workload.cuh). Kept apart from the command so that only this file needs nvcc.
 #pragma once
 
 #include <array>

@@ -192,23 +192,23 @@ uint64_t Session::frame_budget_paths() const {
   if (options_.paths_per_frame > 0) return options_.paths_per_frame;
   // Auto: aim at frame_budget_ms of busy time from the measured rate; start small.
   const double rate = paths_per_ms_estimate_ > 0 ? paths_per_ms_estimate_ : (use_gpu_ ? 2.0e5 : 2.0e3);
-  return std::max<uint64_t>(workload_->paths_per_task(), static_cast<uint64_t>(rate * options_.frame_budget_ms));
+  return std::max<uint64_t>(workload_->work_per_task(), static_cast<uint64_t>(rate * options_.frame_budget_ms));
 }
 
 FrameStats Session::advance() { return advance(frame_budget_paths()); }
 
-FrameStats Session::advance(uint64_t budget_paths) {
+FrameStats Session::advance(uint64_t budget_work) {
   FrameStats fs;
   fs.num_tasks = workload_->num_tasks();
   if (!done()) {
     const auto t0 = std::chrono::steady_clock::now();
-    fs.step = strategy_->step(*workload_, budget_paths, options_.schedule);
+    fs.step = strategy_->step(*workload_, budget_work, options_.schedule);
     fs.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     finished_tasks_ += fs.step.finished;
-    total_paths_ += fs.step.paths;
+    total_paths_ += fs.step.work;
     total_busy_ms_ += fs.step.busy_ms;
-    if (fs.step.busy_ms > 0.0 && fs.step.paths > 0) {
-      const double rate = static_cast<double>(fs.step.paths) / fs.step.busy_ms;
+    if (fs.step.busy_ms > 0.0 && fs.step.work > 0) {
+      const double rate = static_cast<double>(fs.step.work) / fs.step.busy_ms;
       paths_per_ms_estimate_ = paths_per_ms_estimate_ > 0 ? 0.7 * paths_per_ms_estimate_ + 0.3 * rate : rate;
       fs.paths_per_second = rate * 1000.0;
     }
@@ -235,7 +235,7 @@ FrameStats Session::run(uint64_t max_paths, double max_ms, const std::function<v
     fs = advance();
     options_.paths_per_frame = saved;
     if (progress) progress(fs);
-    if (fs.step.paths == 0 && !done()) break;  // nothing left that this strategy can run
+    if (fs.step.work == 0 && !done()) break;  // nothing left that this strategy can run
   }
   return fs;
 }

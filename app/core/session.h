@@ -2,7 +2,7 @@
 // settings. The GUI and the headless commands (render, reference, mse-curve, bench) drive the same
 // Session, so what a user sees is what the command line measures.
 //
-// Live switching (ARCHITECTURE.md): strategy, priority function, paths per pixel, wave size and the
+// Live switching (docs/architecture.md): strategy, priority function, paths per pixel, wave size and the
 // frame budget continue on the same film; scene, resolution, camera and seed reset it. When the new
 // strategy runs on the other side (CPU ↔ GPU), film and priorities move with it.
 #pragma once
@@ -86,9 +86,9 @@ class Session {
   // ---- running ----
   /// Renders one frame's budget (no-op when done). Returns what happened.
   FrameStats advance();
-  /// Renders about `budget_paths` paths instead of the frame budget (at least one task; no-op when
-  /// done): the split view's right side traces what the left side traced (app/gui/split_view.h).
-  FrameStats advance(uint64_t budget_paths);
+  /// Renders about `budget_work` paths instead of the frame budget (at least one task; no-op when
+  /// done): the split view's right side traces what the left side traced (app/core/split.h).
+  FrameStats advance(uint64_t budget_work);
   /// Renders until every patch is finished, or `max_paths` / `max_ms` of busy time are spent (0 = no limit).
   /// `progress` (may be empty) is called after every step.
   FrameStats run(uint64_t max_paths, double max_ms, const std::function<void(const FrameStats&)>& progress = {});

@@ -11,6 +11,7 @@
 #include "app/core/capture.h"
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
+#include "app/core/params_report.h"
 #include "render/gpu.h"
 #include "render/tonemap.h"
 
@@ -183,10 +184,10 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
 }
 
 std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
-  if (info.task_groups) return strand_task_text(s);
+  if (info.reads("task-quantum")) return strand_task_text(s);
   if (!info.uses_grid) return "-";
   if (g.automatic) return "auto";
-  return info.uses_work_unit ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
+  return info.reads("work-unit") ? fmt::format("{},{},{}", g.blocks, g.threads, g.work_unit)
                              : fmt::format("{},{}", g.blocks, g.threads);
 }
 
@@ -206,13 +207,12 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   j["width"] = q.width;
   j["height"] = q.height;
   j["strands"] = static_cast<uint64_t>(q.width) * q.height;
-  j["settings"] = {{"grid", q.settings.grid.str()},
-                   {"permute_seed", q.settings.permute_seed},
-                   {"prefetch", q.settings.prefetch},
-                   {"managed_counter", q.settings.managed_counter},
-                   {"task_quantum", q.settings.task_quantum},
-                   {"task_priority", strand_task_priority_name(q.settings.task_priority)},
-                   {"record_finish_order", q.settings.record_finish_order}};
+  // Every knob of strand_params() (generated), then the grid and the recording switch.
+  StrandRunSettings knobs = q.settings;
+  j["settings"] = params_json(BoundParams<StrandRunSettings>(strand_params(), knobs));
+  j["settings"]["grid"] = q.settings.grid.str();
+  j["settings"]["record_finish_order"] = q.settings.record_finish_order;
+  j["knobs_read"] = info.knobs;
   j["grid"] = strand_grid_text(info, t.grid, q.settings);
   switch (w.view_kind) {
     case StrandViewKind::Orbit:

@@ -1,4 +1,4 @@
-// The view a strand workload renders (issue 5, item 5: orbit/zoom for the volume renderers, pan/zoom for the
+// The view a strand workload renders (item 5: orbit/zoom for the volume renderers, pan/zoom for the
 // mandelbrot, none for the path tracer's strands, which keep the scene's camera): what the viewer's mouse
 // edits and StrandWorkloadEntry::run passes to the workload factories.
 // The defaults are today's fixed views, so a run with StrandViewParams{} is bit for bit a run without it:

@@ -2,6 +2,7 @@
 #include "app/core/strand_workloads.h"
 #include "app/core/path_tracer_strand_workload.h"
 #include "app/core/volume_strand_workloads.h"
+#include "render/strands/checkerboard.h"
 #include "sched/strand_registry.cuh"
 
 namespace mv {
@@ -134,18 +135,24 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
                            path_tracer_workload, path_tracer_tolerance()));
     v.back().size_multiple = kPatchSize;
     v.back().size_multiple_why = "one strand per pixel of 4×4 patch tasks";
+    v.push_back(make_entry("checkerboard", "toy: one strand per pixel, 256 steps in light cells, 8 in dark ones", 512,
+                           512, 16384, StrandViewKind::Fixed, strategies_for<CheckerboardStrands>(), checkerboard_workload));
     return v;
   }();
   return entries;
 }
 
-const StrandWorkloadEntry& find_strand_workload(std::string_view name) {
+std::string strand_workload_names() {
   std::string names;
-  for (const StrandWorkloadEntry& e : strand_workloads()) {
+  for (const StrandWorkloadEntry& e : strand_workloads()) names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
+const StrandWorkloadEntry& find_strand_workload(std::string_view name) {
+  for (const StrandWorkloadEntry& e : strand_workloads())
     if (e.name == name) return e;
-    names += (names.empty() ? "" : ", ") + e.name;
-  }
-  throw InputError("", "--workload", "unknown strand workload \"" + std::string(name) + "\" (allowed: " + names + ")");
+  throw InputError("", "--workload",
+                   "unknown strand workload \"" + std::string(name) + "\" (allowed: " + strand_workload_names() + ")");
 }
 
 void StrandWorkloadEntry::check_size_multiple(uint32_t width, uint32_t height, const std::string& option) const {

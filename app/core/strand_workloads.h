@@ -57,6 +57,8 @@ struct StrandWorkloadEntry {
 
 /// Every workload, in registration order.
 const std::vector<StrandWorkloadEntry>& strand_workloads();
+/// "mandelbrot, vr-lite-cam, …": every workload's name, in registration order (help texts).
+std::string strand_workload_names();
 /// Throws InputError("", "--workload", …) listing the names if `name` is unknown.
 const StrandWorkloadEntry& find_strand_workload(std::string_view name);
 

@@ -52,8 +52,8 @@ SmokeAction parse_smoke_action(const std::string& text) {
     }
     throw bad("divider must be a number in [0, 1]");
   }
-  if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid" || a.action == "task-quantum" ||
-       a.action == "task-priority") &&
+  if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid" ||
+       strand_params_have(a.action)) &&
       !a.value.empty())
     return a;
   if (a.action == "strand-size") {

@@ -70,10 +70,11 @@ struct GuiOptions {
   /// `--split STRATEGY[:PRIORITY]`: start in split view with this right side (app/core/split.h).
   bool split = false;
   SplitSpec split_spec;
-  /// `--workload W`: start in strand mode on this strand workload (issue 5); empty: the path tracer.
+  /// `--workload W`: start in strand mode on this strand workload; empty: the path tracer.
   std::string strand_workload;
   std::string strand_strategy;  ///< `--strand-strategy S`; empty: cuda with a GPU, else cpu-parallel
   GridConfig strand_grid;       ///< `--grid n,b[,c]` or auto
+  ParamValues strand_knobs;     ///< the strand strategies' knobs given on the command line (strand_params())
   uint32_t strand_width = 0, strand_height = 0;  ///< `--strand-size WxH`; 0: the workload's default
   /// `--fill-in S`: seconds of the fill-in replay of each finished strand run (StrandReplay), [0, 60];
   /// negative: the default, 2 s interactively and 0 (the finished image at once) in a scripted run (--frames).

@@ -68,7 +68,7 @@ class Ema {
 /// Average samples per pixel of the film: paths traced since the last reset / pixels.
 double mean_spp(const Session& session);
 
-/// The split view's UI state (issue 4, app/core/split.h). The right Session itself is the Viewer's.
+/// The split view's UI state (app/core/split.h). The right Session itself is the Viewer's.
 struct SplitState {
   bool on = false;                 ///< a right session exists (kept by the frame loop)
   /// Turn split view on / off at the next frame (the frame loop creates or drops the right session).
@@ -106,19 +106,19 @@ struct StrandRunRow {
   std::string error;                ///< the run failed: why (then the numbers are 0)
 };
 
-/// The strand mode's UI state (issue 5, item 5). The panel edits the settings and raises `run_requested`
+/// The strand mode's UI state. The panel edits the settings and raises `run_requested`
 /// (or `mode_request`); the frame loop validates them, hands the run to its StrandRunner, and fills in
 /// the rows when runs finish. The runner and the shown image are the Viewer's.
 struct StrandState {
   std::string workload;             ///< the active strand workload; empty: path tracer mode
   std::optional<std::string> mode_request;  ///< switch to this workload (or kPathTracerMode) next frame
   std::string strategy;             ///< strand strategy (the workload's registry name)
-  bool grid_auto = true;            ///< GridConfig auto; else grid_n, grid_b, grid_c (validated by make_grid)
-  uint32_t grid_n = 1024, grid_b = 64, grid_c = 1;
-  uint64_t permute_seed = 1;
-  bool prefetch = true;
-  uint32_t task_quantum = 16;       ///< task strategies: updates per strand per task execution (validated at the run)
-  StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;  ///< task strategies: group priority
+  bool grid_auto = true;            ///< GridConfig auto; else grid_n, grid_b (validated by make_grid)
+  uint32_t grid_n = 1024, grid_b = 64;
+  /// The strategies' knobs (strand_params(), sched/strand_strategy.h: work unit c, permute seed, prefetch,
+  /// task quantum and priority, …), edited by the generated widgets; the grid's n and b above replace
+  /// knobs.grid at the run.
+  StrandRunSettings knobs;
   int width = 0, height = 0;        ///< strands across and down (the workload's default when it is chosen)
   /// Set width × height next frame, after any workload switch of that frame (the smoke test's strand-size).
   std::optional<std::pair<int, int>> size_request;

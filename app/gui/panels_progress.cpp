@@ -24,7 +24,7 @@ void progress_section(const Session& s, const GuiState& st, const DisplayStats& 
   ImGui::ProgressBar(static_cast<float>(std::min(1.0, spp / std::max(1u, target))), ImVec2(-1.f, 0.f), overlay);
   ImGui::Text("patches done  %u / %u%s", fs.finished_tasks, fs.num_tasks, fs.done ? "  (converged)" : "");
   ImGui::Text("samples/s     %s", st.paths_per_second.valid() ? si_text(st.paths_per_second.value()).c_str() : "-");
-  ImGui::Text("render        %.2f ms/frame, %s paths", fs.frame_ms, si_text(static_cast<double>(fs.step.paths)).c_str());
+  ImGui::Text("render        %.2f ms/frame, %s paths", fs.frame_ms, si_text(static_cast<double>(fs.step.work)).c_str());
   ImGui::Text("frame         %.2f ms, %.1f fps", st.frame_ms.value(), st.fps());
   ImGui::Text("busy          %.0f ms", fs.total_busy_ms);
   if (d.path == DisplayPath::Cpu)

@@ -1,4 +1,4 @@
-// The control window's workload picker and the Strands section (strand mode, issue 5 item 5). Like the
+// The control window's workload picker and the Strands section (strand mode). Like the
 // other sections it only edits GuiState: the frame loop (Viewer::strand_frame) validates the settings,
 // starts the runs and fills in the rows.
 #include <imgui.h>
@@ -7,6 +7,7 @@
 
 #include "app/core/strand_workloads.h"
 #include "app/gui/panel_sections.h"
+#include "app/gui/param_widgets.h"
 
 namespace mv::gui {
 
@@ -43,55 +44,28 @@ void strand_strategy_combo(const StrandWorkloadEntry& w, StrandState& ss) {
 void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
   ImGui::BeginDisabled(!info.uses_grid);
   if (ImGui::Checkbox("auto grid", &ss.grid_auto)) changed(ss);
-  help_marker("Auto: each GPU strategy picks n blocks of b threads with the CUDA occupancy API (one full wave), "
-              "c = 1. Otherwise n in [1, 67107840], b a multiple of 32 in [32, 1024], c in [1, 1048576] "
-              "(Lehmann 2023 Appendix A). CPU strategies ignore the grid.");
+  help_marker("Auto: each GPU strategy picks n blocks of b threads with the CUDA occupancy API (one full wave). "
+              "Otherwise n in [1, 67107840], b a multiple of 32 in [32, 1024] (Lehmann 2023 Appendix A). CPU "
+              "strategies ignore the grid.");
   ImGui::BeginDisabled(ss.grid_auto);
   const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
   if (ImGui::InputScalar("blocks n", ImGuiDataType_U32, &ss.grid_n, nullptr, nullptr, "%u", enter)) changed(ss);
   if (ImGui::InputScalar("threads b", ImGuiDataType_U32, &ss.grid_b, nullptr, nullptr, "%u", enter)) changed(ss);
-  ImGui::BeginDisabled(!info.uses_work_unit);
-  if (ImGui::InputScalar("work unit c", ImGuiDataType_U32, &ss.grid_c, nullptr, nullptr, "%u", enter)) changed(ss);
-  tip("strands per work unit of the global queues");
-  ImGui::EndDisabled();
   ImGui::EndDisabled();
   ImGui::EndDisabled();
 
-  ImGui::BeginDisabled(!info.permutes);
-  if (ImGui::InputScalar("permute seed", ImGuiDataType_U64, &ss.permute_seed, nullptr, nullptr, "%llu", enter))
-    changed(ss);
-  tip("seed of the index-space permutation (the *-permute strategies, Lehmann 2023 3.2)");
-  ImGui::EndDisabled();
-  ImGui::BeginDisabled(!info.unified_memory);
-  if (ImGui::Checkbox("prefetch", &ss.prefetch)) changed(ss);
-  tip("unified-memory strategies: cudaMemPrefetchAsync the strand arrays to the GPU");
-  ImGui::EndDisabled();
-
-  ImGui::BeginDisabled(!info.task_groups);
-  if (ImGui::InputScalar("task quantum", ImGuiDataType_U32, &ss.task_quantum, nullptr, nullptr, "%u", enter))
-    changed(ss);
-  tip("task strategies (sequential-priority, uniform, sorted-waves, megakernel): strands run in groups of 32 "
-      "as tasks; each execution gives every active strand of the group up to this many updates, then the task "
-      "re-enqueues with its new priority. [1, 65536]");
-  const char* current = strand_task_priority_name(ss.task_priority);
-  if (ImGui::BeginCombo("group priority", current)) {
-    for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
-                                 StrandTaskPriority::LeastRemaining}) {
-      const bool selected = p == ss.task_priority;
-      if (ImGui::Selectable(strand_task_priority_name(p), selected) && !selected) {
-        ss.task_priority = p;
-        changed(ss);
-      }
-      tip(p == StrandTaskPriority::Fifo ? "constant: the strategy's own order"
-          : p == StrandTaskPriority::MostRemaining
-              ? "largest remaining-work estimate first (sum of the active strands' updates so far): long groups "
-                "start early, no straggler at the end"
-              : "smallest estimate first: cheap groups finish first, the image fills in fastest");
-    }
-    ImGui::EndCombo();
-  }
-  tip("task strategies: how a group's priority is estimated after each execution; groups not yet run go first");
-  ImGui::EndDisabled();
+  // The knobs this strategy reads, generated from strand_params() (sched/strand_strategy.h).
+  BoundParams<StrandRunSettings> knobs(strand_params(), ss.knobs);
+  param_widgets(
+      knobs,
+      [&](const std::string& name, const std::string& text) {
+        try {
+          knobs.apply({{name, text}});
+          changed(ss);
+        } catch (const InputError&) {
+        }
+      },
+      [&info](const ParamSpec& spec) { return info.reads(spec.name); });
 
   ImGui::SliderFloat("fill-in replay s", &ss.fill_in_seconds, 0.f, 10.f, "%.1f");
   tip("after each run, replay its strands in the order they finished over this many seconds (a GPU run lasts "

@@ -70,8 +70,9 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
   if (!ss.grid_auto) {
     ss.grid_n = options_.strand_grid.blocks;
     ss.grid_b = options_.strand_grid.threads;
-    ss.grid_c = options_.strand_grid.work_unit;
   }
+  ss.knobs.grid.work_unit = options_.strand_grid.work_unit;
+  BoundParams<StrandRunSettings>(strand_params(), ss.knobs).apply(options_.strand_knobs);  // checked by the CLI
   if (!options_.strand_workload.empty()) {
     enter_strand_mode(options_.strand_workload, options_.strand_width, options_.strand_height);
   }
@@ -270,17 +271,10 @@ bool Viewer::queue_smoke_actions() {
       ss.run_requested = true;
       continue;
     }
-    if (a.action == "task-quantum" || a.action == "task-priority") {  // the Strands section's task fields
+    if (strand_params_have(a.action)) {  // a generated widget of the Strands section
       spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
       try {
-        if (a.action == "task-priority") {
-          ss.task_priority = parse_strand_task_priority(a.value, "task-priority");
-        } else {
-          size_t used = 0;
-          const unsigned long q = std::stoul(a.value, &used);
-          if (used != a.value.size() || q > 0xffffffffUL) throw InputError("", "task-quantum", "expected a number");
-          ss.task_quantum = static_cast<uint32_t>(q);  // the range is checked when the run starts
-        }
+        BoundParams<StrandRunSettings>(strand_params(), ss.knobs).apply({{a.action, a.value}});
         ss.run_requested = true;
       } catch (const std::exception& e) {
         state_.report("Set " + a.action + " " + a.value, e);
@@ -309,7 +303,7 @@ bool Viewer::queue_smoke_actions() {
           if (!g.automatic) {
             ss.grid_n = g.blocks;
             ss.grid_b = g.threads;
-            ss.grid_c = g.work_unit;
+            ss.knobs.grid.work_unit = g.work_unit;
           }
           ss.run_requested = true;
         } catch (const std::exception& e) {
@@ -494,10 +488,10 @@ void Viewer::film_was_reset() {
 void Viewer::render_step() {
   try {
     const FrameStats fs = session_->advance();
-    if (fs.step.paths > 0) state_.paths_per_second.add(fs.paths_per_second);
+    if (fs.step.work > 0) state_.paths_per_second.add(fs.paths_per_second);
     if (const MegakernelControl* m = session_->megakernel(); m && fs.step.tasks > 0)
       state_.megakernel_rates.add(m->stats(), fs.step.busy_ms, gpu_info().clock_khz);
-    max_left_step_ = std::max(max_left_step_, fs.step.paths);
+    max_left_step_ = std::max(max_left_step_, fs.step.work);
   } catch (const std::exception& e) {
     state_.report("Render", e);
     state_.paused = true;
@@ -509,7 +503,7 @@ void Viewer::render_step() {
     const uint64_t budget = split_follower_budget(session_->last().total_paths, right_->last().total_paths);
     if (budget > 0 && !right_->done()) {
       const FrameStats rs = right_->advance(budget);
-      if (rs.step.paths > 0) state_.split.paths_per_second.add(rs.paths_per_second);
+      if (rs.step.work > 0) state_.split.paths_per_second.add(rs.paths_per_second);
       if (const MegakernelControl* m = right_->megakernel(); m && rs.step.tasks > 0)
         state_.split.megakernel_rates.add(m->stats(), rs.step.busy_ms, gpu_info().clock_khz);
     }
@@ -612,7 +606,7 @@ int Viewer::save_window_shot() {
   return 0;
 }
 
-// ---------------------------------------------------------------- strand mode (issue 5, item 5)
+// ---------------------------------------------------------------- strand mode
 
 void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint32_t height) {
   StrandState& ss = state_.strands;
@@ -741,11 +735,10 @@ void Viewer::start_strand_run() {
     const StrandStrategyInfo& info = w.strategy(ss.strategy);
     if (info.needs_gpu && !ss.gpu)
       throw InputError("", "strategy", info.name + " needs a CUDA GPU (" + ss.no_gpu_reason + ")");
-    r.settings.grid = ss.grid_auto ? GridConfig{} : make_grid(ss.grid_n, ss.grid_b, ss.grid_c, "grid");
-    r.settings.permute_seed = ss.permute_seed;
-    r.settings.prefetch = ss.prefetch;
-    r.settings.task_quantum = ss.task_quantum;
-    r.settings.task_priority = ss.task_priority;
+    const uint32_t c = ss.knobs.grid.work_unit;
+    r.settings = ss.knobs;
+    r.settings.grid = ss.grid_auto ? GridConfig{} : make_grid(ss.grid_n, ss.grid_b, c, "grid");
+    r.settings.grid.work_unit = c;
     r.settings.record_finish_order = ss.fill_in_seconds > 0.f;
     validate_strand_settings(r.settings);
     const int max_side = static_cast<int>(w.max_side);

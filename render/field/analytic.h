@@ -1,5 +1,5 @@
 // Analytic scalar functions of world position with their exact gradients and Hessians, and volumes
-// sampled from them on a grid with any index → world transform (issue 5, item 2: "analytic volumes
+// sampled from them on a grid with any index → world transform (item 2: "analytic volumes
 // (sphere distance, a torus, a quadratic) for tests"). Host only: they make test and demo volumes and
 // the reference values the reconstructed fields (field.h) and curvatures (curvature.h) are checked
 // against.

@@ -1,4 +1,4 @@
-// A volume uploaded to the GPU (issue 5): RAII owner of the device copy of a Volume's samples and the
+// A volume uploaded to the GPU: RAII owner of the device copy of a Volume's samples and the
 // VolumeView that points at it, for strand workloads and kernels that probe fields on the device
 // (render/field/field.h). Move-only; the device memory is freed with the object.
 #pragma once

@@ -1,5 +1,5 @@
-// Reconstruction kernels for continuous fields (Lehmann 2023 §2: Diderot's `img ⊛ ctmr`, `img ⊛ bspln3`;
-// issue 5, item 2). A field F = V ⊛ h is the sum over samples V[n] of h(x − n), separably in 3-D.
+// Reconstruction kernels for continuous fields (Lehmann 2023 §2: Diderot's `img ⊛ ctmr`, `img ⊛ bspln3`).
+// A field F = V ⊛ h is the sum over samples V[n] of h(x − n), separably in 3-D.
 //
 // Kernels (x in index units; all are even, so h(−x) = h(x)):
 //   tent    radius 1, C0:  h(x) = 1 − |x|                                        |x| < 1

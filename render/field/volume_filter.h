@@ -1,4 +1,4 @@
-// Pre-filtering a volume before it is probed (issue 5, illust-vr): a separable Gaussian blur. Curvature
+// Pre-filtering a volume before it is probed (illust-vr): a separable Gaussian blur. Curvature
 // is a second-derivative measure, so measurement noise in MRI (ch2) shows as speckled curvature classes;
 // blurring by about one voxel first, as Kindlmann et al. 2003 §3 recommend (filtered reconstruction for
 // derivatives), keeps the shapes and removes the speckle. Host only.

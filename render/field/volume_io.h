@@ -1,5 +1,5 @@
 // Loading scalar volumes from NRRD (Teem) and NIfTI-1/-2 (nifti2_io) files, finding named volumes, and
-// refusing volumes that would not fit in memory (issue 5, item 2).
+// refusing volumes that would not fit in memory.
 //
 // Conventions of the loaded mv::Volume (render/field/volume.h):
 //  - Samples are float32, x (the file's fastest axis) fastest: value(i, j, k) = data[(k·ny + j)·nx + i].

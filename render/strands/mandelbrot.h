@@ -53,13 +53,13 @@ struct MandelbrotStrands {
   }
 
   /// One iteration z ← z² + c; Stable once |z|² > 4 or at the cap.
-  MV_HD StrandStatus update(State& s) const {
+  MV_HD WorkStatus update(State& s) const {
     const float zx = s.zx, zy = s.zy;
     s.zx = fmaf(zx, zx, fmaf(-zy, zy, s.cx));  // zx² − zy² + cx
     s.zy = fmaf(zx + zx, zy, s.cy);            // 2·zx·zy + cy (zx + zx is exact)
     ++s.iterations;
-    if (norm2(s.zx, s.zy) > 4.f || s.iterations >= p.max_iterations) return StrandStatus::Stable;
-    return StrandStatus::Active;
+    if (norm2(s.zx, s.zy) > 4.f || s.iterations >= p.max_iterations) return WorkStatus::Stable;
+    return WorkStatus::Active;
   }
 
   /// |z|² = x² + y², rounded the same way on host and device.
@@ -74,7 +74,7 @@ struct MandelbrotStrands {
   }
 
   /// Smooth escape-time colouring: ν = n + 1 − log2(log2 |z|) through a cyclic palette; inside: black.
-  MV_HD Vec3 color(const State& s, StrandStatus) const {
+  MV_HD Vec3 color(const State& s, WorkStatus) const {
     const float r2 = norm2(s.zx, s.zy);
     if (r2 <= 4.f) return Vec3{0.f};
     const float nu = static_cast<float>(s.iterations) + 1.f - log2f(0.5f * log2f(r2));

@@ -1,5 +1,5 @@
 // The `path-tracer` strand workload: the path tracer's patch tasks (Kerbl 2012 §6.3, render/patch_task.h)
-// as a strand program (Lehmann 2023 §2), so every strand strategy of sched/ runs them (issue 5, item 4).
+// as a strand program (Lehmann 2023 §2), so every strand strategy of sched/ runs them.
 //
 // Strands. One strand per pixel of a width × height image, width and height multiples of 4, numbered
 // patch-major: strand i is pixel slot i mod 16 of 4×4 patch i / 16 (slot → (x, y) as PatchGrid::pixel and the
@@ -84,20 +84,20 @@ struct PathTracerStrands {
   }
 
   /// One patch-task execution for the strand's pixel (run_task's per-pixel arithmetic); Stable at the target.
-  MV_HD StrandStatus update(State& s) const {
-    if (s.spp >= p.target_spp) return StrandStatus::Stable;
+  MV_HD WorkStatus update(State& s) const {
+    if (s.spp >= p.target_spp) return WorkStatus::Stable;
     const uint32_t left = p.target_spp - s.spp;
     const uint32_t k = p.paths_per_pixel < left ? p.paths_per_pixel : left;
     const PixelSampleSums a = trace_pixel_samples(scene, p.seed, s.x, s.y, s.spp, k);
     s.sum = s.sum + a.sum;
     s.spp += k;
-    return s.spp >= p.target_spp ? StrandStatus::Stable : StrandStatus::Active;
+    return s.spp >= p.target_spp ? WorkStatus::Stable : WorkStatus::Active;
   }
 
   /// The pixel as the viewer shows the film by default (ToneMapSettings{}: exposure 0 EV, gamma 2.2): mean
   /// radiance sum / spp (FilmView::mean's arithmetic) through tonemap_encode, each channel in [0, 1]; black
   /// before the first sample. A pure function of the state.
-  MV_HD Vec3 color(const State& s, StrandStatus) const {
+  MV_HD Vec3 color(const State& s, WorkStatus) const {
     if (s.spp == 0) return Vec3{0.f};
     const float inv = 1.f / static_cast<float>(s.spp);
     const Vec3 mean{s.sum.x * inv, s.sum.y * inv, s.sum.z * inv};

@@ -1,4 +1,4 @@
-// Transfer functions of the volume ray casters (issue 5; Lehmann 2023 §4.1.1's vr-lite-cam and
+// Transfer functions of the volume ray casters (Lehmann 2023 §4.1.1's vr-lite-cam and
 // illust-vr; Kindlmann, Whitaker, Tasdizen, Möller 2003, "Curvature-based transfer functions for direct
 // volume rendering", §4 and Fig. 5).
 //

@@ -79,14 +79,14 @@ struct VrLiteCam {
     return {c.r * shade + spec, c.g * shade + spec, c.b * shade + spec, c.a};
   }
 
-  MV_HD StrandStatus update(State& s) const {
-    if (ray_missed(s)) return StrandStatus::Stable;
+  MV_HD WorkStatus update(State& s) const {
+    if (ray_missed(s)) return WorkStatus::Stable;
     const Rgba c = sample(ray.sample_position(s), s.dir);
     if (c.a > 0.f) composite(s, c.rgb(), c.a);
-    return ray.advance(s) ? StrandStatus::Stable : StrandStatus::Active;
+    return ray.advance(s) ? WorkStatus::Stable : WorkStatus::Active;
   }
 
-  MV_HD Vec3 color(const State& s, StrandStatus) const { return ray.final_color(s); }
+  MV_HD Vec3 color(const State& s, WorkStatus) const { return ray.final_color(s); }
 };
 
 static_assert(std::is_trivially_copyable_v<VrLiteCam>, "strategies copy workloads to the device");

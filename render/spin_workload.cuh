@@ -22,7 +22,7 @@ namespace mv {
 struct SpinView {
   const float* priority = nullptr;  ///< n entries, static
   uint32_t* executions = nullptr;   ///< n counters: how often each task ran (must end at exactly 1)
-  TaskCounters* counters = nullptr;
+  WorkCounters* counters = nullptr;
   unsigned long long spin_ns = 0;   ///< duration of one task
 
   __device__ bool finished(uint32_t task) const { return executions[task] >= 1u; }
@@ -36,7 +36,7 @@ struct SpinView {
       while (global_ns() - t0 < spin_ns) {
       }
       ++executions[task];  // one executor at a time: the queue hands a task to one warp
-      atomicAdd(&counters->paths, 1ull);
+      atomicAdd(&counters->work, 1ull);
       atomicAdd(&counters->tasks, 1u);
       atomicAdd(&counters->finished, 1u);
     }
@@ -68,8 +68,8 @@ class SpinWorkload {
   }
 
   uint32_t num_tasks() const { return n_; }
-  uint32_t paths_per_task() const { return 1; }
-  TaskCounters* device_counters() { return counters_.data(); }
+  uint32_t work_per_task() const { return 1; }
+  WorkCounters* device_counters() { return counters_.data(); }
   View view(Side) { return View{priority_.data(), executions_.data(), counters_.data(), spin_ns_}; }
 
   /// How often each task ran (host copy).
@@ -85,7 +85,7 @@ class SpinWorkload {
   unsigned long long spin_ns_;
   DeviceBuffer<float> priority_;
   DeviceBuffer<uint32_t> executions_;
-  DeviceBuffer<TaskCounters> counters_;
+  DeviceBuffer<WorkCounters> counters_;
 };
 
 }  // namespace mv

@@ -1,0 +1,174 @@
+// Generic settings (base/params.h): parsing and range messages, all-or-nothing application, `when`
+// conditions, and the two knob tables that the CLI, the GUI and the sidecars are generated from — the
+// megakernel's (sched/megakernel_settings.h) and the strand strategies' (sched/strand_strategy.h), where the
+// global queue's work unit c is an ordinary knob.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
+#include "app/core/params_report.h"
+#include "app/core/strand_workloads.h"
+#include "base/params.h"
+#include "render/gpu.h"
+#include "sched/megakernel_settings.h"
+#include "sched/strand_strategy.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+std::string refusal(const ParamSpec& s, const std::string& text) {
+  try {
+    parse_param(s, text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Params, ParsingChecksKindAndRangeWithOneLineNamingTheOption) {
+  ParamSpec seg;
+  seg.name = "segment-size";
+  seg.min = 32;
+  seg.max = 512;
+  seg.power_of_two = true;
+  EXPECT_EQ(parse_param(seg, "64"), 64.0);
+  EXPECT_EQ(refusal(seg, "100"), "--segment-size: must be an integer in [32, 512], a power of two, got \"100\"");
+  for (const char* bad : {"1024", "16", "abc", "", "64.5", "nan", "inf", "-64", "64 "})
+    EXPECT_NE(refusal(seg, bad).find("--segment-size: must be"), std::string::npos) << bad;
+
+  ParamSpec age;
+  age.name = "age-period";
+  age.min = 2;
+  age.max = 65536;
+  age.zero_is_off = true;
+  EXPECT_EQ(parse_param(age, "0"), 0.0);
+  EXPECT_NE(refusal(age, "1").find("0 (off) or an integer in [2, 65536]"), std::string::npos);
+
+  ParamSpec mult;
+  mult.name = "buffer-multiplier";
+  mult.kind = ParamKind::Real;
+  mult.min = 0.01;
+  mult.max = 100;
+  EXPECT_DOUBLE_EQ(parse_param(mult, "2.5"), 2.5);
+  for (const char* bad : {"nan", "inf", "0", "-2", "1e300", "x2"})
+    EXPECT_NE(refusal(mult, bad).find("a finite number in [0.01, 100]"), std::string::npos) << bad;
+
+  ParamSpec on;
+  on.name = "controller";
+  on.kind = ParamKind::Bool;
+  for (const char* yes : {"true", "on", "1"}) EXPECT_EQ(parse_param(on, yes), 1.0);
+  for (const char* no : {"false", "off", "0"}) EXPECT_EQ(parse_param(on, no), 0.0);
+  EXPECT_EQ(refusal(on, "maybe"), "--controller: must be true or false, got \"maybe\"");
+
+  ParamSpec choice;
+  choice.name = "queue";
+  choice.kind = ParamKind::Choice;
+  choice.choices = {"kerbl", "buckets", "quanta"};
+  EXPECT_EQ(parse_param(choice, "quanta"), 2.0);
+  EXPECT_EQ(refusal(choice, "heap"), "--queue: must be one of kerbl, buckets, quanta, got \"heap\"");
+}
+
+TEST(Params, ApplyIsAllOrNothingAndLeavesOtherStrategiesKnobsAlone) {
+  MegakernelSettings m;
+  BoundParams<MegakernelSettings> p(megakernel_params(), m);
+  // One bad value: nothing of the batch is applied.
+  EXPECT_THROW(p.apply({{"segment-size", "64"}, {"controllers", "65"}}), InputError);
+  EXPECT_EQ(m.segment_size, 256u);
+  // Names of other strategies' knobs are skipped (one ParamValues map serves every strategy).
+  p.apply({{"segment-size", "64"}, {"work-unit", "8"}, {"queue", "kerbl"}});
+  EXPECT_EQ(m.segment_size, 64u);
+  EXPECT_EQ(m.queue, QueueDesign::Kerbl);
+}
+
+TEST(Params, WhenConditionsFollowTheChoiceTheyNameInTheMegakernelTable) {
+  MegakernelSettings m;
+  BoundParams<MegakernelSettings> p(megakernel_params(), m);
+  const size_t buckets = p.find("buckets"), seg = p.find("segment-size"), q = p.find("quantum-max");
+  ASSERT_LT(buckets, p.specs().size());
+  EXPECT_TRUE(p.active(buckets));  // the default queue is buckets
+  EXPECT_FALSE(p.active(seg));
+  EXPECT_FALSE(p.active(q));
+  m.queue = QueueDesign::Kerbl;
+  EXPECT_FALSE(p.active(buckets));
+  EXPECT_TRUE(p.active(seg));
+}
+
+TEST(Params, EveryMegakernelKnobRoundTripsThroughItsTextAndTheSidecar) {
+  MegakernelSettings m;
+  BoundParams<MegakernelSettings> p(megakernel_params(), m);
+  std::set<std::string> names;
+  for (size_t i = 0; i < p.specs().size(); ++i) {
+    const ParamSpec& s = p.specs()[i];
+    EXPECT_TRUE(names.insert(s.name).second) << "duplicate knob " << s.name;
+    EXPECT_FALSE(s.doc.empty()) << s.name;
+    EXPECT_TRUE(param_allows(s, p.get(i))) << s.name << ": the default " << p.text(i) << " is out of its own range";
+    // A value other than the default, written as text, reads back the same.
+    double other = p.get(i);
+    if (s.kind == ParamKind::Bool) other = 1.0 - other;
+    else if (s.kind == ParamKind::Choice) other = other == 0.0 ? 1.0 : 0.0;
+    else other = s.max;
+    const std::string text = param_text(s, other);
+    p.apply({{s.name, text}});
+    EXPECT_EQ(p.text(i), text) << s.name;
+  }
+  EXPECT_EQ(names.size(), 20u) << "MegakernelSettings has twenty knobs";
+  m.validate();  // every maximum is allowed
+  const nlohmann::json j = params_json(p);
+  EXPECT_EQ(j["segment_size"], 512);
+  EXPECT_EQ(j["queue"], "kerbl");  // the Choice flipped from buckets to index 0
+  EXPECT_TRUE(j["buffer_multiplier"].is_number_float());
+  EXPECT_TRUE(j["controller"].is_boolean());
+}
+
+TEST(Params, TheGlobalQueuesWorkUnitIsAGenericKnobOfTheStrandStrategies) {
+  const StrandWorkloadEntry& w = find_strand_workload("mandelbrot");
+  int readers = 0;
+  for (const StrandStrategyInfo& info : w.strategies) {
+    const bool queue = info.name.rfind("cuda-global-queue", 0) == 0;
+    EXPECT_EQ(info.reads("work-unit"), queue) << info.name;
+    readers += info.reads("work-unit");
+    for (const std::string& k : info.knobs) EXPECT_TRUE(strand_params_have(k)) << info.name << " reads unknown " << k;
+  }
+  EXPECT_EQ(readers, 2);
+  StrandRunSettings s;
+  BoundParams<StrandRunSettings>(strand_params(), s).apply({{"work-unit", "8"}, {"task-priority", "fifo"}});
+  EXPECT_EQ(s.grid.work_unit, 8u);
+  EXPECT_TRUE(s.grid.automatic) << "the work unit is set without leaving the auto grid";
+  EXPECT_EQ(s.task_priority, StrandTaskPriority::Fifo);
+}
+
+TEST(Params, TheGlobalQueueRunsWithTheWorkUnitFromTheGenericKnob) {
+  MV_REQUIRE_GPU();
+  const StrandWorkloadEntry& w = find_strand_workload("checkerboard");
+  StrandRunSettings s;
+  BoundParams<StrandRunSettings>(strand_params(), s).apply({{"work-unit", "8"}});
+  const StrandResult r = w.run("cuda-global-queue", 128, 64, s, true);
+  EXPECT_EQ(r.timing.grid.work_unit, 8u);
+  const StrandResult ref = w.run("sequential", 128, 64, StrandRunSettings{}, true);
+  EXPECT_EQ(strand_disagreement(ref, r, w.tolerance), "");
+}
+
+TEST(Params, TheCommandLineOptionsAreGeneratedFromTheTables) {
+  test::TempDir dir("params");
+  // A knob of the strand strategies, refused with its range before any work.
+  test::CliResult r = test::run_megaview(dir, "bench --workload checkerboard --strategy sequential --work-unit 0");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--work-unit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[1, 1048576]"), std::string::npos) << r.err;
+  // Accepted (the viewer's sidecar shows it applied: ToyWorkloadRunsAndCapturesInTheGui in test_cli.cpp).
+  r = test::run_megaview(dir, "bench --workload checkerboard --strategy sequential --size 32x32 --repeat 1 "
+                              "--work-unit 8 --task-priority least-remaining");
+  EXPECT_EQ(r.code, 0) << r.err;
+  // A megakernel knob that had no hand-written option before the table: generated like the others.
+  r = test::run_megaview(dir, "render --scene room --width 16 --height 16 --spp 1 --cpu --record-capacity 0 --out '" +
+                                  (dir / "x.png") + "'");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--record-capacity: must be an integer in [1, 16777216], got \"0\""), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace mv
