@@ -1,6 +1,7 @@
 # megaview: convenience wrapper around CMake. The README's two commands:
 #   make run    install missing Debian packages, configure, build, open the GUI on $(SCENE)
 #   make test   install missing Debian packages, configure, build, run the test suite (no GPU needed)
+#   make figures  redraw every plot in $(FIGURES) from its CSV (tools/figures.py, python3-matplotlib)
 #
 # Variables (make VAR=value ...):
 #   BUILD_DIR  build folder                                   (default: build)
@@ -11,6 +12,7 @@
 #   ARGS       more arguments for the GUI, e.g. ARGS="--strategy megakernel"
 #   SKIP_DEPS  set to 1 to skip the Debian package check
 #   NVCC       path to nvcc                                   (default: found on PATH or in /usr/local/cuda)
+#   FIGURES    folder (or CSV) make figures draws             (default: docs)
 
 BUILD_DIR ?= build
 CUDA_ARCH ?=
@@ -18,6 +20,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 SCENE     ?= room
 ARGS      ?=
 SKIP_DEPS ?=
+FIGURES   ?= docs
 DIST_DIR  := dist
 
 SHELL := /bin/bash
@@ -54,13 +57,13 @@ ifneq ($(strip $(CUDA_ARCH)),)
   CMAKE_FLAGS += "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH)"
 endif
 
-.PHONY: all deps check-cuda configure build run test dist clean help info
+.PHONY: all deps check-cuda configure build run test figures dist clean help info
 
 all: build
 
 help:
 	@sed -n '1,/^$$/p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps configure build run test dist clean info'
+	@echo 'Targets: deps configure build run test figures dist clean info'
 
 info:
 	@echo "BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(if $(strip $(CUDA_ARCH)),$(CUDA_ARCH),(CMake decides)) JOBS=$(JOBS)"
@@ -95,6 +98,17 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
+
+# Every plot of $(FIGURES) as PNG and PDF from its CSV. Debian's python3-matplotlib belongs to
+# /usr/bin/python3, which a pyenv or venv python3 on PATH may hide: the first one with matplotlib is used.
+figures: deps
+	@py=""; for p in python3 /usr/bin/python3; do \
+	  if command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import matplotlib' 2>/dev/null; then py="$$p"; break; fi; \
+	done; \
+	if [ -z "$$py" ]; then \
+	  echo "error: make figures needs python3 with matplotlib (apt-get install python3-matplotlib)" >&2; exit 1; \
+	fi; \
+	echo "$$py tools/figures.py $(FIGURES)"; "$$py" tools/figures.py $(FIGURES)
 
 # Stripped binaries plus scenes, small enough to carry to a GPU machine.
 dist: build

@@ -214,7 +214,7 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
                   "samples to reach it relative to uniform's")
       ->check(number_check<double>("a finite number in (0, 1048576]",
                                    [](double v) { return std::isfinite(v) && v > 0.0 && v <= 1048576.0; }));
-  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P-time.png, P-samples.png")->required();
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P-time and P-samples .png/.pdf")->required();
   return cmd;
 }
 
@@ -246,9 +246,9 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
                     [&sb](const std::string& name, const std::string& text) { sb.knobs[name] = text; });
   cmd->add_flag("--record-finish-order", sb.record_finish_order,
                 "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
-  cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv and P.png (--out-prefix)");
+  cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv, P.json and P.png/.pdf (--out-prefix)");
   cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
-  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv and P.png");
+  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv, P.json and P.png/.pdf");
   return cmd;
 }
 
@@ -286,7 +286,7 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
       ->capture_default_str();
   cmd->add_option("--seed", s.seed, "random keys")->capture_default_str();
   cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file");
-  cmd->add_option("--plot", s.plot, "also write time vs n at the best block size to this PNG");
+  cmd->add_option("--plot", s.plot, "also draw time vs n at the best block size from --csv to this PNG (and .pdf beside it; needs matplotlib)");
   return cmd;
 }
 
@@ -335,7 +335,7 @@ CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
       ->check(CLI::IsMember({"ascending", "random", "descending"}))
       ->capture_default_str();
   cmd->add_option("--seed", m.seed, "seed of the random order")->capture_default_str();
-  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv and P.png")->required();
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
   return cmd;
 }
 
@@ -372,7 +372,7 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--order-log", b.order_log,
                   "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "
                   "from which tools/order_score.py recomputes each run's S(n)");
-  cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv and P.png")->required();
+  cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
   return cmd;
 }
 

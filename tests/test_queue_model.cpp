@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 #include <sstream>
 #include <random>
@@ -206,13 +209,13 @@ TEST(QueueModel, RejectsParametersOutOfRange) {
   bad([](QueueModelParams& p) { p.buffer_multiplier = 0.0; });
 }
 
-// `megaview sched-model`: the table's scores are the model's, written as CSV beside a PNG, never over an
-// existing file.
-TEST(SchedModelCommand, PrintsTheModelsScoresAndWritesCsvAndPlot) {
+// `megaview sched-model`: the table's scores are the model's, written as CSV beside its metadata JSON,
+// never over an existing file. (The figure is tools/figures.py's: test_figures.cpp.)
+TEST(SchedModelCommand, PrintsTheModelsScoresAndWritesCsvAndMetadata) {
   const std::string bin = test::megaview_binary();
   test::TempDir dir("sched-model");
   const std::string prefix = dir / "model";
-  const std::string cmd = "'" + bin + "' sched-model --n 2048,4096 --task-us 100 --workers 8 --segment 32 " +
+  const std::string cmd = "MV_FIGURES_SCRIPT='" + (dir / "absent.py") + "' '" + bin + "' sched-model --n 2048,4096 --task-us 100 --workers 8 --segment 32 " +
                           "--sort-us 5,3,1 --out-prefix '" + prefix + "' > '" + (dir / "out.txt") + "' 2>&1";
   int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::slurp(dir / "out.txt");
@@ -235,7 +238,12 @@ TEST(SchedModelCommand, PrintsTheModelsScoresAndWritesCsvAndPlot) {
     EXPECT_EQ(std::stoull(f[14]), r.sort_passes);
   }
   EXPECT_FALSE(std::getline(csv, row));
-  EXPECT_EQ(test::slurp(prefix + ".png").substr(1, 3), "PNG");
+  const nlohmann::json meta = nlohmann::json::parse(test::slurp(prefix + ".json"));
+  EXPECT_EQ(meta["kind"], "sched-model");
+  EXPECT_EQ(meta["redoes"], "Kerbl 2012, Figs 4-5");
+  EXPECT_EQ(meta["units"]["task_us"], "us");
+  EXPECT_TRUE(meta["gpu"].is_null());
+  EXPECT_FALSE(std::filesystem::exists(prefix + ".png"));
   status = std::system(cmd.c_str());  // again: the outputs exist
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
   EXPECT_NE(test::slurp(dir / "out.txt").find("already exists"), std::string::npos);

@@ -15,6 +15,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   libglfw3-dev libimgui-dev libstb-dev libglm-dev python3-glad nlohmann-json3-dev libcli11-dev
   libspdlog-dev libtinyexr-dev libtbb-dev libteem-dev libnifti2-dev mricron-data libgtest-dev cmake g++ xvfb xauth pkg-config
+  python3-matplotlib
 )
 if [[ -n "${MV_EXTRA_PACKAGES:-}" ]]; then
   read -r -a extra <<< "${MV_EXTRA_PACKAGES//,/ }"

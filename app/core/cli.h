@@ -40,7 +40,8 @@ struct ReferenceCommand {
 void run_reference(const ReferenceCommand& c);
 
 /// `megaview mse-curve`: MSE against a reference over busy time for several strategy:priority series
-/// (Kerbl 2012, Fig 9). Writes P.csv, P-time.png and P-samples.png and prints a summary table.
+/// (Kerbl 2012, Fig 9). Writes P.csv and P.json (app/core/figures.h), prints a summary table and draws
+/// P-time and P-samples .png/.pdf with tools/figures.py.
 struct MseCurveCommand {
   SessionOptions session;            ///< strategy unused; task.priority: the default of non-uniform entries
   /// Entries "strategy[:priority]"; the megakernel may carry setting overrides in brackets, e.g.
@@ -69,7 +70,8 @@ void run_bench(const BenchCommand& c);
 /// `megaview sort-bench`: one thread block sorts n float keys with uint32 values (Kerbl 2012, §6.1,
 /// Fig 3): the bitonic full sort and merge methods (sched/bitonic_block.cuh) against cub::BlockRadixSort
 /// and cub::DeviceRadixSort, every output verified against std::sort first. Prints µs per sort as tables
-/// (rows n, columns block size; then the best block size per method); optionally CSV and a PNG plot.
+/// (rows n, columns block size; then the best block size per method); optionally CSV (with its metadata
+/// JSON) and, from it, a figure (PNG and PDF by tools/figures.py).
 /// Without a GPU: "sort-bench needs a CUDA GPU (<reason>)".
 struct SortBenchCommand {
   std::vector<uint32_t> sizes;    ///< n, powers of two in [32, 1024]; empty: all six
@@ -77,13 +79,13 @@ struct SortBenchCommand {
   int batches = 200;              ///< problems (different keys) sorted per timed run
   int repeat = 5;                 ///< timed runs; the median is reported
   uint32_t seed = 1;              ///< random keys
-  std::string csv, plot;          ///< empty: no CSV / no PNG
+  std::string csv, plot;          ///< empty: no CSV / no figure; plot (F.png, needs csv): F.png and F.pdf
 };
 void run_sort_bench(const SortBenchCommand& c);
 
 /// `megaview sched-model`: the CPU model's prediction of Kerbl's order score S(n) (Kerbl 2012, §6.2,
 /// Figs 4–5; sched/queue_model.h) per queue length n and task duration, controller against FIFO.
-/// Prints a table, writes P.csv (one row per n and duration) and P.png (1 − S(n) over n, log scale).
+/// Prints a table, writes P.csv (one row per n and duration) and P.json, and draws P.png/.pdf (S(n) over n).
 struct SchedModelCommand {
   std::vector<uint32_t> n = {1000, 2000, 5000, 10000, 20000, 40000, 80000};  ///< queue lengths (Figs 4–5)
   std::vector<double> task_us = {100.0, 1000.0};  ///< task durations, µs (Fig 4: 100 µs, Fig 5: 1 ms)
@@ -105,7 +107,7 @@ void run_sched_model(const SchedModelCommand& c);
 
 /// `megaview sched-bench`: Kerbl 2012 §6.2 (Figs 4–5) measured on the GPU megakernel with blocking spin
 /// tasks (app/core/sched_bench_gpu.h). Prints a table (S(n) with the controller(s), FIFO and the CPU
-/// model's prediction), writes P.csv and P.png (1 − S(n) over n, log scale), never over existing files.
+/// model's prediction), writes P.csv and P.json and draws P.png/.pdf (S(n) over n), never over existing files.
 /// Without a GPU: std::runtime_error "sched-bench needs a CUDA GPU (…)".
 struct SchedBenchCommand {
   std::vector<uint32_t> n = {1000, 5000, 10000, 20000, 40000, 80000};  ///< queue lengths
@@ -122,7 +124,6 @@ struct SchedBenchCommand {
   uint32_t pull_distance = 4;
   int repeat = 3;              ///< runs per configuration; the median score is reported
   bool model = true;           ///< also run the CPU model for P = 1
-  bool plot_fifo = true;
   std::string queue = "buckets";  ///< MegakernelSettings::queue of the controller runs ("kerbl" for the paper's)
   uint32_t buckets = 32;          ///< MegakernelSettings::buckets
   std::string order_log;          ///< non-empty: one CSV row per executed task of every run
@@ -143,7 +144,7 @@ void run_allocation_bound(const AllocationBoundCommand& c);
 /// strategies' images or step counts differ. With `sweep`, Appendix A's grid sweep: n = 64…1024 and
 /// b = 64…min(1024, sweep_max_threads / n) in powers of two, c ∈ {1, 2, 4, 8, 16} for the global queues,
 /// and for the task strategies (groups of 32 strands) quantum ∈ {4, 16, 64} × the three task priorities,
-/// against `sequential`; writes P.csv (every configuration) and P.png (best time per n), and prints the
+/// against `sequential`; writes P.csv (every configuration), P.json and P.png/.pdf (best time per n), and prints the
 /// best configuration per strategy with its speed-up over sequential. Without a GPU (or with --cpu) a
 /// GPU strategy named in `strategies` is refused in one line.
 struct StrandBenchCommand {
@@ -159,8 +160,8 @@ struct StrandBenchCommand {
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]
-  std::string csv;                      ///< without sweep: also every run as CSV; empty: none
-  std::string out_prefix;               ///< with sweep (required): P.csv and P.png
+  std::string csv;                      ///< without sweep: also every run as CSV (+ JSON, figure); empty: none
+  std::string out_prefix;               ///< with sweep (required): P.csv, P.json, P.png/.pdf
 };
 void run_strand_bench(const StrandBenchCommand& c);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/core/cli.h"
+#include "app/core/figures.h"
 #include "app/core/output_file.h"
 
 namespace mv {
@@ -39,7 +40,10 @@ void print_header(const Session& s, uint64_t paths_per_render, const char* prior
 
 void run_bench(const BenchCommand& c) {
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
-  if (!c.csv.empty()) ensure_absent(c.csv);
+  if (!c.csv.empty()) {
+    ensure_absent(c.csv);
+    ensure_absent(figure_metadata_path(c.csv));
+  }
   const std::vector<std::string> names = !c.strategies.empty()                     ? c.strategies
                                          : !c.session.force_cpu && gpu_available() ? strategies_on(Side::Device)
                                                                                    : strategies_on(Side::Host);
@@ -78,7 +82,13 @@ void run_bench(const BenchCommand& c) {
   }
   if (!c.csv.empty()) {
     write_new_text_file(c.csv, csv);
-    fmt::print("wrote {}\n", c.csv);
+    FigureMetadata meta;  // a table, no figure
+    meta.kind = meta.subcommand = "bench";
+    if (!c.session.force_cpu && gpu_available()) meta.gpu = gpu_info().name;
+    meta.units = {{"strategy", "name"}, {"priority", "name"}, {"repeat", "run index"}, {"busy_ms", "ms"},
+                  {"wall_ms", "ms"}, {"paths", "paths"}, {"msamples_per_s", "million samples per second"}};
+    write_figure_metadata(c.csv, meta);
+    fmt::print("wrote {}, {}\n", c.csv, figure_metadata_path(c.csv));
   }
 }
 

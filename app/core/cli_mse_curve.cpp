@@ -10,7 +10,8 @@
 #include "app/core/megakernel_report.h"
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "app/core/plot.h"
+#include "app/core/figures.h"
+#include "render/gpu.h"
 
 namespace mv {
 
@@ -173,9 +174,9 @@ void run_mse_curve(const MseCurveCommand& c) {
       throw InputError("", "--compare", "series \"" + specs.back().label + "\" is listed twice");
   }
   if (specs.empty()) throw InputError("", "--compare", "needs at least one strategy[:priority] entry");
-  const std::string csv = c.out_prefix + ".csv", time_png = c.out_prefix + "-time.png",
-                    samples_png = c.out_prefix + "-samples.png";
-  for (const std::string& f : {csv, time_png, samples_png}) ensure_absent(f);
+  const std::string csv = c.out_prefix + ".csv";
+  for (const std::string& f : figure_files("mse-curve", c.out_prefix)) ensure_absent(f);
+  for (const std::string& f : {csv, figure_metadata_path(csv)}) ensure_absent(f);
 
   // Untimed warm-up of each strategy (CUDA module loading, TBB's thread pool, caches).
   std::set<std::string> warmed;
@@ -187,31 +188,27 @@ void run_mse_curve(const MseCurveCommand& c) {
 
   std::vector<std::vector<Record>> results;
   std::string text = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
-  std::vector<PlotSeries> by_time, by_samples;
   std::string scene, reference;
   for (const SeriesSpec& spec : specs) {
     const auto s = make_session(c, spec);
     results.push_back(run_series(*s, c));
     scene = fmt::format("{} {}x{}", s->scene().name, s->width(), s->height());
     reference = s->reference_path();
-    PlotSeries t{spec.label, {}, {}}, n{spec.label, {}, {}};
     for (const Record& r : results.back()) {
       text += fmt::format("{},{},{},{:.3f},{},{:.4f},{:.9e}\n", spec.label, spec.strategy, priority_name(spec.priority),
                           r.busy_ms, r.paths, r.spp_mean, r.mse);
-      t.x.push_back(r.busy_ms), t.y.push_back(r.mse);
-      n.x.push_back(r.spp_mean), n.y.push_back(r.mse);
     }
-    by_time.push_back(std::move(t));
-    by_samples.push_back(std::move(n));
   }
 
-  PlotOptions po{scene + ": MSE against the reference", "busy time (ms)", "MSE (log scale)", 960, 600};
-  const std::vector<uint32_t> time_img = render_log_plot(po, by_time);
-  po.x_label = "samples per pixel (mean)";
-  const std::vector<uint32_t> samples_img = render_log_plot(po, by_samples);
   write_new_text_file(csv, text);
-  write_new_file(time_png, [&](const std::string& tmp) { write_png(tmp, time_img.data(), po.width, po.height); });
-  write_new_file(samples_png, [&](const std::string& tmp) { write_png(tmp, samples_img.data(), po.width, po.height); });
+  FigureMetadata meta;
+  meta.kind = meta.subcommand = "mse-curve";
+  meta.redoes = "Kerbl 2012, Fig 9";
+  meta.context = fmt::format("{}, against {}", scene, reference);
+  if (!c.session.force_cpu && gpu_available()) meta.gpu = gpu_info().name;
+  meta.units = {{"series", "strategy:priority"}, {"strategy", "name"}, {"priority", "name"}, {"busy_ms", "ms"},
+                {"paths", "paths"}, {"spp_mean", "samples per pixel"}, {"mse", "squared linear RGB"}};
+  write_figure_metadata(csv, meta);
 
   // Summary: MSE at 25/50/100 % of the duration, and the time to reach the baseline's final MSE.
   size_t base = 0;
@@ -229,7 +226,8 @@ void run_mse_curve(const MseCurveCommand& c) {
                mse_at(r, D / 2), mse_at(r, D), r.back().spp_mean, time_to_reach(r, base_final));
   }
   if (c.goal_spp > 0.0) print_time_to_quality(c, specs, results, base);
-  fmt::print("wrote {}, {}, {}\n", csv, time_png, samples_png);
+  fmt::print("wrote {}, {}\n", csv, figure_metadata_path(csv));
+  draw_figures(csv);
 }
 
 }  // namespace mv

@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "app/core/cli.h"
-#include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "app/core/plot.h"
+#include "app/core/figures.h"
 #include "app/core/sched_bench_gpu.h"
 #include "render/gpu.h"
 #include "sched/megakernel_settings.h"
@@ -51,8 +50,9 @@ void validate(const SchedBenchCommand& c) {
 void run_sched_bench(const SchedBenchCommand& c) {
   validate(c);  // first: a bad option is named even without a GPU
   if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
-  const std::string csv_path = c.out_prefix + ".csv", png_path = c.out_prefix + ".png";
-  for (const std::string& f : {csv_path, png_path}) ensure_absent(f);
+  const std::string csv_path = c.out_prefix + ".csv";
+  for (const std::string& f : figure_files("sched-bench", c.out_prefix)) ensure_absent(f);
+  for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);
   if (!c.order_log.empty()) ensure_absent(c.order_log);
   const QueueDesign design = parse_queue_design(c.queue);
   // Queue designs other than Kerbl's have no controller blocks to count: one run per configuration.
@@ -114,13 +114,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
       "gpu,n,task_us,block,controllers,workers,grid_blocks,segment,time_management,buffer_multiplier,wave_aware,"
       "score_controller,score_fifo,score_model,ms_controller,ms_fifo,passes_uu,passes_us,passes_ss,sort_us_uu,"
       "sort_us_us,sort_us_ss,collisions,wait_ms,refusals,restarts,lock_failures,queue,buckets,held_bound\n";
-  std::vector<PlotSeries> series;
   for (double task_us : c.task_us) {
     for (uint32_t block : c.threads) {
-      std::vector<PlotSeries> ctrl_series;
-      for (uint32_t p : controllers)
-        ctrl_series.push_back({fmt::format("{:g} US, BLOCK {}, P = {}", task_us, block, p), {}, {}});
-      PlotSeries fifo{fmt::format("{:g} US, BLOCK {}, FIFO", task_us, block), {}, {}};
       for (uint32_t n : c.n) {
         SchedBenchCase k = base;
         k.n = n;
@@ -128,7 +123,6 @@ void run_sched_bench(const SchedBenchCommand& c) {
         k.block = block;
         k.controller = false;
         const SchedBenchResult f = measure(k);
-        fifo.x.push_back(n), fifo.y.push_back(std::max(1e-6, 1.0 - f.score));
         for (size_t pi = 0; pi < controllers.size(); ++pi) {
           k.controller = true;
           k.controllers = controllers[pi];
@@ -164,24 +158,33 @@ void run_sched_bench(const SchedBenchCommand& c) {
                              std::isnan(model) ? std::string() : fmt::format("{:.6f}", model), r.busy_ms, f.busy_ms,
                              r.passes[0], r.passes[1], r.passes[2], r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2],
                              r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures, c.queue, c.buckets, bound);
-          ctrl_series[pi].x.push_back(n), ctrl_series[pi].y.push_back(std::max(1e-6, 1.0 - r.score));
         }
       }
-      for (auto& s : ctrl_series) series.push_back(std::move(s));
-      if (c.plot_fifo) series.push_back(std::move(fifo));
     }
   }
-  // 1 − S(n) on a log axis, as sched-model's plot: 0 = perfect order (clamped at 1e-6).
-  const PlotOptions po{fmt::format("S(N) MEASURED ON {}: SEGMENTS OF {}", gpu_info().name, c.segment), "tasks n",
-                       "1 - S(n), log scale, 0 = perfect order", 960, 600};
-  const std::vector<uint32_t> img = render_log_plot(po, series);
   write_new_text_file(csv_path, csv);
+  FigureMetadata meta;
+  meta.kind = meta.subcommand = "sched-bench";
+  meta.redoes = "Kerbl 2012, Figs 4-5";
+  meta.context = fmt::format("queue {}, segments of {}, time management {}{}{}", c.queue, c.segment,
+                             c.time_management ? "on" : "off", c.wave_aware ? ", wave-aware" : "",
+                             c.blocks_per_sm ? fmt::format(", {} blocks per SM", c.blocks_per_sm) : std::string());
+  meta.gpu = gpu_info().name;
+  meta.units = {{"gpu", "name"}, {"n", "tasks"}, {"task_us", "us"}, {"block", "threads"},
+                {"controllers", "blocks"}, {"workers", "warps"}, {"grid_blocks", "blocks"}, {"segment", "entries"},
+                {"time_management", "0/1"}, {"buffer_multiplier", "1"}, {"wave_aware", "0/1"},
+                {"score_controller", "S(n), 0..1"}, {"score_fifo", "S(n), 0..1"}, {"score_model", "S(n), 0..1"},
+                {"ms_controller", "ms"}, {"ms_fifo", "ms"}, {"passes_uu", "passes"}, {"passes_us", "passes"},
+                {"passes_ss", "passes"}, {"sort_us_uu", "us"}, {"sort_us_us", "us"}, {"sort_us_ss", "us"},
+                {"collisions", "count"}, {"wait_ms", "ms"}, {"refusals", "count"}, {"restarts", "count"},
+                {"lock_failures", "count"}, {"queue", "name"}, {"buckets", "bands"}, {"held_bound", "S(n), 0..1"}};
+  write_figure_metadata(csv_path, meta);
   if (!c.order_log.empty()) {
     write_new_text_file(c.order_log, order_log);
     fmt::print("wrote {} ({} runs; recompute their scores with tools/order_score.py)\n", c.order_log, run_index);
   }
-  write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
-  fmt::print("wrote {}, {}\n", csv_path, png_path);
+  fmt::print("wrote {}, {}\n", csv_path, figure_metadata_path(csv_path));
+  draw_figures(csv_path);
 }
 
 }  // namespace mv

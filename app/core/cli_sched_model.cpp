@@ -8,9 +8,8 @@
 #include <stdexcept>
 
 #include "app/core/cli.h"
-#include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "app/core/plot.h"
+#include "app/core/figures.h"
 #include "sched/queue_model.h"
 #include "sched/score.h"
 
@@ -54,8 +53,9 @@ QueueModelResult run_model(QueueModelParams p) {
 void run_sched_model(const SchedModelCommand& c) {
   validate(c);
   const InitialOrder order = parse_order(c.order);
-  const std::string csv_path = c.out_prefix + ".csv", png_path = c.out_prefix + ".png";
-  for (const std::string& f : {csv_path, png_path}) ensure_absent(f);
+  const std::string csv_path = c.out_prefix + ".csv";
+  for (const std::string& f : figure_files("sched-model", c.out_prefix)) ensure_absent(f);
+  for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);
 
   QueueModelParams base;
   base.segment = c.segment;
@@ -84,10 +84,7 @@ void run_sched_model(const SchedModelCommand& c) {
       "n,task_us,workers,segment,sort_uu_us,sort_us_us,sort_ss_us,buffer_multiplier,time_management,order,seed,"
       "score_controller,score_fifo,held_bound,passes,passes_uu,passes_us,passes_ss,collisions,wait_us,"
       "total_us_controller,total_us_fifo\n";
-  std::vector<PlotSeries> series;
-  PlotSeries fifo{"FIFO", {}, {}}, bound{"BOUND: HELD SEGMENTS UNSORTED", {}, {}};
   for (size_t k = 0; k < c.task_us.size(); ++k) {
-    PlotSeries ctrl{fmt::format("CONTROLLER, {:g} US TASKS", c.task_us[k]), {}, {}};
     for (uint32_t n : c.n) {
       QueueModelParams p = base;
       p.n = n;
@@ -107,26 +104,26 @@ void run_sched_model(const SchedModelCommand& c) {
                          c.buffer_multiplier, c.time_management ? 1 : 0, c.order, c.seed, r.score, f.score,
                          std::isnan(b) ? std::string() : fmt::format("{:.6f}", b), r.sort_passes, m[0], m[1], m[2],
                          r.collisions, r.wait_us, r.total_us, f.total_us);
-      ctrl.x.push_back(n), ctrl.y.push_back(1.0 - r.score);
-      if (k == 0) {  // FIFO and the bound do not depend on the task duration
-        fifo.x.push_back(n), fifo.y.push_back(1.0 - f.score);
-        if (!std::isnan(b)) bound.x.push_back(n), bound.y.push_back(1.0 - b);
-      }
     }
-    series.push_back(std::move(ctrl));
   }
-  series.push_back(std::move(fifo));
-  if (!bound.x.empty()) series.push_back(std::move(bound));
 
-  // plot.h draws a logarithmic y axis: 1 − S(n) (0 = perfect order) shows FIFO's 1 and the controller's
-  // approach to 0 alike, where S(n) itself would crowd near 1 and lose FIFO's 0.
-  const PlotOptions po{fmt::format("S(N) PREDICTED: {} WORKERS, SEGMENTS OF {}, TIME MANAGEMENT {}", c.workers,
-                                   c.segment, c.time_management ? "ON" : "OFF"),
-                       "tasks n", "1 - S(n), log scale, 0 = perfect order", 960, 600};
-  const std::vector<uint32_t> img = render_log_plot(po, series);
   write_new_text_file(csv_path, csv);
-  write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
-  fmt::print("wrote {}, {}\n", csv_path, png_path);
+  FigureMetadata meta;
+  meta.kind = meta.subcommand = "sched-model";
+  meta.redoes = "Kerbl 2012, Figs 4-5";
+  meta.context = fmt::format("CPU model: {} workers, segments of {}, sort passes {:g}/{:g}/{:g} us, time management {}, "
+                             "{} order",
+                             c.workers, c.segment, c.sort_us[0], c.sort_us[1], c.sort_us[2],
+                             c.time_management ? "on" : "off", c.order);
+  meta.units = {{"n", "tasks"}, {"task_us", "us"}, {"workers", "warps"}, {"segment", "entries"},
+                {"sort_uu_us", "us"}, {"sort_us_us", "us"}, {"sort_ss_us", "us"}, {"buffer_multiplier", "1"},
+                {"time_management", "0/1"}, {"order", "name"}, {"seed", "1"}, {"score_controller", "S(n), 0..1"},
+                {"score_fifo", "S(n), 0..1"}, {"held_bound", "S(n), 0..1"}, {"passes", "passes"},
+                {"passes_uu", "passes"}, {"passes_us", "passes"}, {"passes_ss", "passes"}, {"collisions", "count"},
+                {"wait_us", "us"}, {"total_us_controller", "us"}, {"total_us_fifo", "us"}};
+  write_figure_metadata(csv_path, meta);
+  fmt::print("wrote {}, {}\n", csv_path, figure_metadata_path(csv_path));
+  draw_figures(csv_path);
 }
 
 }  // namespace mv

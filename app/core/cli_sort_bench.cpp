@@ -12,9 +12,8 @@
 #include <stdexcept>
 
 #include "app/core/cli.h"
-#include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "app/core/plot.h"
+#include "app/core/figures.h"
 #include "app/core/sort_bench_gpu.h"
 #include "render/gpu.h"
 
@@ -113,11 +112,17 @@ void run_sort_bench(const SortBenchCommand& c) {
   check_powers(c.threads, "--threads");
   if (c.batches < 1) throw InputError("", "--batches", "must be at least 1");
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
-  if (!c.csv.empty()) ensure_absent(c.csv);
+  if (!c.csv.empty()) {
+    ensure_absent(c.csv);
+    ensure_absent(figure_metadata_path(c.csv));
+  }
+  std::string plot_stem;  // the figure: plot_stem.png and .pdf, drawn from the CSV
   if (!c.plot.empty()) {
     if (c.plot.size() <= 4 || c.plot.compare(c.plot.size() - 4, 4, ".png") != 0)
       throw InputError(c.plot, "--plot", "expected a file name ending in .png");
-    ensure_absent(c.plot);
+    if (c.csv.empty()) throw InputError("", "--plot", "needs --csv: tools/figures.py draws the figure from the CSV");
+    plot_stem = c.plot.substr(0, c.plot.size() - 4);
+    for (const std::string& f : figure_files("sort-bench", plot_stem)) ensure_absent(f);
   }
   const std::vector<uint32_t> sizes = or_all(c.sizes), threads = or_all(c.threads);
 
@@ -167,13 +172,9 @@ void run_sort_bench(const SortBenchCommand& c) {
     }
   }
 
-  // Best block size per method (Fig 3 analogue), and the plot of it.
-  std::vector<PlotSeries> series(kNumSortBenchMethods);
+  // Best block size per method (Fig 3 analogue).
   fmt::print("\nbest block size per method (us per sort @ threads)\n{:>6}", "n");
-  for (int mi = 0; mi < kNumSortBenchMethods; ++mi) {
-    fmt::print(" {:>20}", sort_bench_method_name(kMethods[mi]));
-    series[mi].label = sort_bench_method_name(kMethods[mi]);
-  }
+  for (int mi = 0; mi < kNumSortBenchMethods; ++mi) fmt::print(" {:>20}", sort_bench_method_name(kMethods[mi]));
   fmt::print("\n");
   for (size_t si = 0; si < sizes.size(); ++si) {
     fmt::print("{:>6}", sizes[si]);
@@ -188,10 +189,6 @@ void run_sort_bench(const SortBenchCommand& c) {
       fmt::print(" {:>20}", !t.valid() ? std::string("-")
                             : device   ? fmt::format("{:.2f}", t.median_us)
                                        : fmt::format("{:.2f} @{}", t.median_us, threads[best]));
-      if (t.valid()) {
-        series[mi].x.push_back(sizes[si]);
-        series[mi].y.push_back(t.median_us);
-      }
     }
     fmt::print("\n");
   }
@@ -199,16 +196,17 @@ void run_sort_bench(const SortBenchCommand& c) {
 
   if (!c.csv.empty()) {
     write_new_text_file(c.csv, csv);
-    fmt::print("wrote {}\n", c.csv);
-  }
-  if (!c.plot.empty()) {
-    PlotOptions po;
-    po.title = "sort-bench: one block, best block size per method";
-    po.x_label = "keys n";
-    po.y_label = "us per sort";
-    const std::vector<uint32_t> img = render_log_plot(po, series);
-    write_new_file(c.plot, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
-    fmt::print("wrote {}\n", c.plot);
+    FigureMetadata meta;
+    meta.kind = meta.subcommand = "sort-bench";
+    meta.redoes = "Kerbl 2012, Fig 3";
+    meta.context = fmt::format("one block, {} sorts per timed run, median of {}", c.batches, c.repeat);
+    meta.gpu = gpu_info().name;
+    meta.units = {{"method", "name"}, {"n", "keys"}, {"threads", "threads per block (0: device-wide)"},
+                  {"median_us", "us per sort"}, {"min_us", "us per sort"}, {"max_us", "us per sort"},
+                  {"batches", "sorts per timed run"}, {"repeat", "timed runs"}};
+    write_figure_metadata(c.csv, meta);
+    fmt::print("wrote {}, {}\n", c.csv, figure_metadata_path(c.csv));
+    if (!plot_stem.empty()) draw_figures(c.csv, plot_stem);
   }
 }
 

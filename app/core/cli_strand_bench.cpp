@@ -5,13 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <stdexcept>
 
 #include "app/core/cli.h"
-#include "app/core/image_io.h"
 #include "app/core/output_file.h"
-#include "app/core/plot.h"
+#include "app/core/figures.h"
 #include "app/core/strand_view.h"
 #include "app/core/strand_workloads.h"
 #include "render/gpu.h"
@@ -222,7 +220,7 @@ std::vector<uint32_t> powers(uint32_t lo, uint32_t hi) {
 }
 
 void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
-                    StrandRunSettings s, const StrandBenchCommand& c, std::string& csv, std::vector<PlotSeries>& series,
+                    StrandRunSettings s, const StrandBenchCommand& c, std::string& csv,
                     std::vector<std::string>& problems) {
   const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
   fmt::print("sweep: workload {} {}x{} ({} strands), {} repeats per configuration, n = 64..1024, b = 64..min(1024, "
@@ -262,7 +260,6 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   };
   std::vector<Best> best;
   best.push_back({&seq_info, GridConfig{}, seq.t, 1, s});
-  series.push_back({w.name + " sequential", {64.0, 1024.0}, {seq.t.median, seq.t.median}});
 
   for (const StrandStrategyInfo* info : strategies) {
     if (info == &seq_info) continue;
@@ -287,7 +284,6 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
             configs.push_back({make_grid(nb, b, cu), s.task_quantum, s.task_priority});
     }
     Best b{info, {}, {}, 0, s};
-    std::map<uint32_t, double> best_per_n;
     bool warmed = false, imaged = false;
     for (const Config& cfg : configs) {
       const GridConfig& g = cfg.grid;
@@ -328,22 +324,10 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
         b.grid = m.last.grid;
         b.settings = s;
       }
-      if (info->uses_grid) {
-        auto it = best_per_n.find(g.blocks);
-        if (it == best_per_n.end() || m.t.median < it->second) best_per_n[g.blocks] = m.t.median;
-      }
     }
     std::fprintf(stderr, "sweep: %s done (%d configurations)\n", info->name.c_str(), b.configs);
     if (b.configs == 0) continue;
     best.push_back(b);
-    PlotSeries ps{w.name + " " + info->name, {}, {}};
-    if (info->uses_grid) {
-      for (const auto& [nb, ms] : best_per_n) ps.x.push_back(nb), ps.y.push_back(ms);
-    } else {
-      ps.x = {64.0, 1024.0};
-      ps.y = {b.t.median, b.t.median};
-    }
-    series.push_back(std::move(ps));
   }
 
   fmt::print("\nbest configuration per strategy ({}, {}x{}; speed-up = sequential median / best median)\n", w.name,
@@ -391,27 +375,29 @@ void run_strand_bench(const StrandBenchCommand& c) {
     w->check_size_multiple(sz.width, sz.height, "--size");
     sizes.push_back(sz);
   }
-  std::string csv_path, png_path;
+  std::string csv_path;
   if (c.sweep) {
     if (c.out_prefix.empty()) throw InputError("", "--sweep", "needs --out-prefix P (writes P.csv and P.png)");
     if (!c.csv.empty()) throw InputError("", "--csv", "is not used with --sweep (it writes P.csv of --out-prefix P)");
     csv_path = c.out_prefix + ".csv";
-    png_path = c.out_prefix + ".png";
   } else {
     if (!c.out_prefix.empty()) throw InputError("", "--out-prefix", "is for --sweep; a plain bench takes --csv");
     csv_path = c.csv;
   }
-  if (!csv_path.empty()) ensure_absent(csv_path);
-  if (!png_path.empty()) ensure_absent(png_path);
+  const std::string figure_kind = c.sweep ? "strand-sweep" : "strand-bench";
+  if (!csv_path.empty()) {
+    ensure_absent(csv_path);
+    ensure_absent(figure_metadata_path(csv_path));
+    for (const std::string& f : figure_files(figure_kind, figure_stem(csv_path))) ensure_absent(f);
+  }
 
   std::vector<std::string> problems;
   std::string csv;
-  std::vector<PlotSeries> series;
   if (c.sweep) {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,mean_ms,stddev_ms,launches,"
           "super_steps,speedup_vs_sequential,matches_sequential,task_quantum,task_priority\n";
     for (size_t k = 0; k < workloads.size(); ++k)
-      sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, series, problems);
+      sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems);
   } else {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,clock,launches,super_steps,"
           "steps_mean,steps_sigma,steps_cv,image_fnv1a,task_quantum,task_priority\n";
@@ -420,16 +406,23 @@ void run_strand_bench(const StrandBenchCommand& c) {
   }
   if (!csv_path.empty()) {
     write_new_text_file(csv_path, csv);
-    fmt::print("wrote {}\n", csv_path);
-  }
-  if (!png_path.empty()) {
-    PlotOptions po;
-    po.title = "Lehmann 2023 Appendix A: best time per n";
-    po.x_label = "blocks n (best over b and c; CPU strategies: flat lines)";
-    po.y_label = "ms (median)";
-    const std::vector<uint32_t> img = render_log_plot(po, series);
-    write_new_file(png_path, [&](const std::string& tmp) { write_png(tmp, img.data(), po.width, po.height); });
-    fmt::print("wrote {}\n", png_path);
+    FigureMetadata meta;
+    meta.kind = figure_kind;
+    meta.subcommand = c.sweep ? "bench --workload --sweep" : "bench --workload";
+    meta.redoes = "Lehmann 2023, Appendix A";
+    if (gpu) meta.gpu = gpu_info().name;
+    meta.units = {{"workload", "name"}, {"width", "strands"}, {"height", "strands"}, {"strategy", "name"},
+                  {"n", "blocks (0: no grid)"}, {"b", "threads per block"}, {"c", "strands per work unit"},
+                  {"repeats", "timed runs"}, {"median_ms", "ms"}, {"min_ms", "ms"}, {"max_ms", "ms"},
+                  {"mean_ms", "ms"}, {"stddev_ms", "ms"}, {"clock", "cuda-events or wall-clock"},
+                  {"launches", "kernel launches"}, {"super_steps", "steps"}, {"steps_mean", "steps per strand"},
+                  {"steps_sigma", "steps per strand"}, {"steps_cv", "1"}, {"image_fnv1a", "hex checksum"},
+                  {"speedup_vs_sequential", "x"}, {"matches_sequential", "0/1"},
+                  {"task_quantum", "steps per visit (0: not a task strategy)"}, {"task_priority", "name"}};
+    write_figure_metadata(csv_path, meta);
+    fmt::print("wrote {}, {}\n", csv_path, figure_metadata_path(csv_path));
+    // Drawn before a disagreement is reported below: the CSV shows which run differed.
+    draw_figures(csv_path);
   }
   if (!problems.empty()) {
     std::string all;
