@@ -19,6 +19,10 @@ ImageRgb read_exr(const std::string& path) {
     if (err) FreeEXRErrorMessage(err);
     throw InputError(path, "", "cannot read EXR: " + msg);
   }
+  if (w <= 0 || h <= 0) {
+    free(data);
+    throw InputError(path, "", "cannot read EXR: empty image (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+  }
   ImageRgb img;
   img.width = w;
   img.height = h;
