@@ -5,12 +5,18 @@
 #include <tinyexr.h>
 
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "base/errors.h"
 
 namespace mv {
 
 ImageRgb read_exr(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "", std::string("cannot read EXR: ") +
+                                   (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   float* data = nullptr;
   int w = 0, h = 0;
   const char* err = nullptr;
