@@ -53,7 +53,12 @@ void scene_picker(const Session& s, GuiState& st) {
 }
 
 void resolution_fields(GuiState& st) {
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
+  // Both fields, the "x" and Apply share the item width the other rows use, so the label lines up
+  // with theirs instead of running past the panel's edge.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float apply = ImGui::CalcTextSize("Apply").x + 2.f * style.FramePadding.x;
+  const float fields = ImGui::CalcItemWidth() - apply - ImGui::CalcTextSize("x").x - 3.f * style.ItemSpacing.x;
+  ImGui::PushItemWidth(std::max(0.5f * fields, ImGui::GetFontSize() * 2.f));
   ImGui::InputInt("##width", &st.edit_width, 0);
   ImGui::SameLine();
   ImGui::TextUnformatted("x");
