@@ -78,7 +78,7 @@ class Display {
   /// Session and CUDA calls throw (CudaError, InputError).
   /// `layer` Right is the split view's right session (same film size as the left).
   void update(Session& session, const ToneMapSettings& tm, bool film_changed, Layer layer = Layer::Left);
-  /// Shows a host image instead of a film (the strand mode, issue 5): `rgba` is width × height RGBA8
+  /// Shows a host image instead of a film (the strand mode): `rgba` is width × height RGBA8
   /// (R in the low byte, row 0 at the top, as tonemap_to_host writes), uploaded into the left layer's
   /// texture with glTextureSubImage2D like the CPU path's film. The next film update() must pass
   /// film_changed = true to put the film back.

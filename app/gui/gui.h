@@ -70,7 +70,7 @@ struct GuiOptions {
   /// `--split STRATEGY[:PRIORITY]`: start in split view with this right side (app/core/split.h).
   bool split = false;
   SplitSpec split_spec;
-  /// `--workload W`: start in strand mode on this strand workload (issue 5); empty: the path tracer.
+  /// `--workload W`: start in strand mode on this strand workload; empty: the path tracer.
   std::string strand_workload;
   std::string strand_strategy;  ///< `--strand-strategy S`; empty: cuda with a GPU, else cpu-parallel
   GridConfig strand_grid;       ///< `--grid n,b[,c]` or auto

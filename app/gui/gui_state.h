@@ -81,7 +81,7 @@ inline double adapted_frame_budget_ms(double budget_ms, double overhead_ms) {
   return std::max(budget_ms, std::min(want, kMaxCpuRenderBudgetMs));
 }
 
-/// The split view's UI state (issue 4, app/core/split.h). The right Session itself is the Viewer's.
+/// The split view's UI state (app/core/split.h). The right Session itself is the Viewer's.
 struct SplitState {
   bool on = false;                 ///< a right session exists (kept by the frame loop)
   /// Turn split view on / off at the next frame (the frame loop creates or drops the right session).
@@ -119,7 +119,7 @@ struct StrandRunRow {
   std::string error;                ///< the run failed: why (then the numbers are 0)
 };
 
-/// The strand mode's UI state (issue 5, item 5). The panel edits the settings and raises `run_requested`
+/// The strand mode's UI state. The panel edits the settings and raises `run_requested`
 /// (or `mode_request`); the frame loop validates them, hands the run to its StrandRunner, and fills in
 /// the rows when runs finish. The runner and the shown image are the Viewer's.
 struct StrandState {

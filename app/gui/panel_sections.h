@@ -23,7 +23,7 @@ void priority_combo(const Session& session, GuiState& state, Target target, cons
 void megakernel_settings(const MegakernelSettings& m, GuiState& state, Target target, const char* title);
 
 // panels_split.cpp
-/// The Split view section (issue 4): on/off, the right side's strategy and priority (its other
+/// The Split view section: on/off, the right side's strategy and priority (its other
 /// settings are the left side's: Scheduling), the divider, and per side spp, samples/s and MSE (whole
 /// film and the shown columns). `right` is the right session while split view is on, else null.
 void split_section(const Session& left, const Session* right, GuiState& state);

@@ -1,4 +1,4 @@
-// The Split view section of the control window (issue 4; Kerbl 2012 Fig 8, §6.3).
+// The Split view section of the control window (Kerbl 2012 Fig 8, §6.3).
 #include <imgui.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The control window's workload picker and the Strands section (strand mode, issue 5 item 5). Like the
+// The control window's workload picker and the Strands section (strand mode). Like the
 // other sections it only edits GuiState: the frame loop (Viewer::strand_frame) validates the settings,
 // starts the runs and fills in the rows.
 #include <imgui.h>

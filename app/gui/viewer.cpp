@@ -646,7 +646,7 @@ int Viewer::save_window_shot() {
   return 0;
 }
 
-// ---------------------------------------------------------------- strand mode (issue 5, item 5)
+// ---------------------------------------------------------------- strand mode
 
 void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint32_t height) {
   StrandState& ss = state_.strands;

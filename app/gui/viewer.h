@@ -18,7 +18,7 @@
 
 namespace mv::gui {
 
-/// The split view's right session (issue 4): `left`'s current scene, resolution, camera, seed, target
+/// The split view's right session: `left`'s current scene, resolution, camera, seed, target
 /// spp, sampling, schedule and megakernel settings and reference, with `strategy` and `priority`.
 /// Throws what the Session constructor throws (InputError: an unknown strategy, a GPU strategy without
 /// a GPU, a film that does not fit in memory; CudaError).
@@ -71,7 +71,7 @@ class Viewer {
   bool idle() const;
   int save_window_shot();
 
-  // Strand mode (issue 5, item 5): the path tracer's Session stays as it is (not advanced) while a strand
+  // Strand mode: the path tracer's Session stays as it is (not advanced) while a strand
   // workload is shown; its runs go through strand_runner_ on a worker thread.
   /// Applies a workload switch, starts a requested run, collects finished runs and updates the panel's
   /// "running" line.
