@@ -386,7 +386,8 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
 }
 
 void tonemap_section(GuiState& st, const Display& display) {
-  if (!ImGui::CollapsingHeader("Tone mapping", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // Closed at first, so that the MSE section below fits the default window; one click opens it.
+  if (!ImGui::CollapsingHeader("Tone mapping")) return;
   ToneMapSettings& tm = st.tonemap;
   int mode = static_cast<int>(tm.mode);
   if (ImGui::Combo("mode", &mode, "exposure\0max-to-white\0")) tm.mode = static_cast<ToneMapMode>(mode);
