@@ -89,6 +89,7 @@ configure: deps check-cuda
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+	@echo "megaview is built: $(BUILD_DIR)/megaview (the README's examples call it megaview; run them as $(BUILD_DIR)/megaview ... or put $(abspath $(BUILD_DIR)) on PATH)"
 
 run: build
 	@if [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace mv {
 
@@ -17,8 +19,18 @@ const GpuInfo& gpu_info() {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-      g.reason = err != cudaSuccess ? std::string("no usable CUDA device (") + cudaGetErrorString(err) + ")"
-                                    : std::string("no CUDA device");
+      // Without a GPU the runtime usually answers "driver version is insufficient" (no libcuda at all),
+      // which reads like advice to upgrade a driver that does not exist: say what it means here. The
+      // NVIDIA kernel driver announces itself in /proc/driver/nvidia.
+      std::error_code ec;
+      const bool nvidia_driver = std::filesystem::exists("/proc/driver/nvidia/version", ec);
+      if (err != cudaSuccess) g.cuda_error = cudaGetErrorString(err);
+      if (err == cudaErrorInsufficientDriver && nvidia_driver)
+        g.reason = "the NVIDIA driver is older than this CUDA runtime needs (" + g.cuda_error + ")";
+      else if (err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+        g.reason = "no CUDA GPU found";
+      else
+        g.reason = "no usable CUDA device (" + g.cuda_error + ")";
       cudaGetLastError();  // clear the sticky-free error state
       return g;
     }

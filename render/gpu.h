@@ -11,7 +11,12 @@ struct GpuInfo {
   int sm_count = 0;
   int compute_major = 0, compute_minor = 0;
   int clock_khz = 0;       ///< peak SM clock (cudaDevAttrClockRate), kHz: converts clock64 cycles to time
-  std::string reason;      ///< why no device is used (no driver, no device, MEGAVIEW_FORCE_CPU=1)
+  /// Why no device is used, for people: "no CUDA GPU found" (no NVIDIA kernel driver loaded, or no
+  /// device), "the NVIDIA driver is older than this CUDA runtime needs", "MEGAVIEW_FORCE_CPU is set", …
+  std::string reason;
+  /// The CUDA runtime's own error text when the probe failed (e.g. "CUDA driver version is insufficient
+  /// for CUDA runtime version"), for the log; empty otherwise.
+  std::string cuda_error;
 };
 
 /// Probes once (cached). MEGAVIEW_FORCE_CPU=1 in the environment disables the GPU path.

@@ -1,9 +1,16 @@
 // Session: live switching keeps the film, film-replacing changes are exception safe.
 #include <gtest/gtest.h>
 
-#include <numeric>
+#include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "app/core/image_io.h"
 #include "app/core/session.h"
+#include "render/scene_io.h"
 #include "test_support.h"
 
 namespace mv {
@@ -69,6 +76,48 @@ TEST(Session, AFailedSceneChangeKeepsTheOldScene) {
   EXPECT_THROW(s.load_scene("no-such-scene"), InputError);
   EXPECT_EQ(s.scene().name, "cornell");
   EXPECT_GT(s.advance().step.work, 0u);
+}
+
+/// cornell.json copied into `dir` with its "reference" set to `reference` (relative to `dir`).
+std::string cornell_with_reference(const test::TempDir& dir, const std::string& reference) {
+  std::ifstream in(default_scene_dir() + "/cornell.json");
+  nlohmann::json scene = nlohmann::json::parse(in);
+  scene["reference"] = reference;
+  std::ofstream(dir / "cornell.json") << scene.dump(2);
+  return dir / "cornell.json";
+}
+
+// A scene's reference that cannot be read is the scene's error, naming the file; one of another size than
+// the film is skipped (it belongs to the scene's own size), as is one that does not exist.
+TEST(Session, AnUnreadableSceneReferenceIsAnErrorNamingItAndAnotherSizeIsSkipped) {
+  test::TempDir dir("session");
+  std::ofstream(dir / "bad.exr") << "not an EXR at all";
+  SessionOptions o = small_cpu_session();
+  o.scene = cornell_with_reference(dir, "bad.exr");
+  test::expect_input_error([&] { Session s(o); }, dir / "bad.exr", "", {"cannot read EXR"});
+  // --reference: the same error.
+  SessionOptions r = small_cpu_session();
+  r.reference = dir / "bad.exr";
+  test::expect_input_error([&] { Session s(r); }, dir / "bad.exr", "", {"cannot read EXR"});
+  r.reference = dir / "missing.exr";
+  test::expect_input_error([&] { Session s(r); }, dir / "missing.exr", "", {"cannot read EXR"});
+
+  const std::vector<float> rgb(16 * 12 * 3, 0.25f);
+  write_exr(dir / "small.exr", rgb.data(), 16, 12);
+  o.scene = cornell_with_reference(dir, "small.exr");
+  {
+    Session s(o);  // 32 x 24: the 16 x 12 reference does not apply
+    EXPECT_FALSE(s.has_reference());
+  }
+  o.width = 16;
+  o.height = 12;
+  {
+    Session s(o);
+    EXPECT_TRUE(s.has_reference());
+    EXPECT_EQ(s.reference_path(), dir / "small.exr");
+  }
+  o.scene = cornell_with_reference(dir, "nowhere.exr");
+  EXPECT_FALSE(Session(o).has_reference());
 }
 
 TEST(Session, RunsToExactlyTheTargetAndStops) {

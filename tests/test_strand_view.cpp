@@ -36,6 +36,21 @@ StrandOutcome next_outcome(StrandRunner& runner) {
   throw std::runtime_error("no strand run finished within a minute");
 }
 
+// A run too big for memory is refused by size before anything is allocated, with the bytes needed and free.
+TEST(StrandView, RunsThatCannotFitAreRefusedBeforeAllocating) {
+  StrandRequest r;
+  r.workload = "mandelbrot";
+  r.strategy = "cpu-parallel";
+  r.width = r.height = 1u << 20;  // 2^40 strands: 128 TiB at kStrandRunBytesPerStrand
+  test::expect_input_error([&] { check_strand_run_fits(r, false); }, "", "size",
+                           {"1048576x1048576 strands need about 134217728.0 MiB", "free host memory"});
+  test::expect_input_error([&] { check_strand_run_fits(r, true); }, "", "size", {"134217728.0 MiB"});
+  r.width = 64;
+  r.height = 48;
+  EXPECT_NO_THROW(check_strand_run_fits(r, false));
+  EXPECT_NO_THROW(check_strand_run_fits(r, true));
+}
+
 TEST(StrandView, RunnerRunsOnItsThreadAndMatchesADirectRun) {
   int wakes = 0;
   std::mutex m;

@@ -5,11 +5,14 @@
 // where default_volume_path finds it ($MEGAVIEW_VOLUMES or Debian's mricron-data), volume lookup by name
 // and the size check.
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <nifti2_io.h>
 #include <teem/nrrd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@
 #include "render/field/field.h"
 #include "render/field/volume.h"
 #include "render/field/volume_io.h"
+#include "render/strands/volume_ray.h"
 #include "test_support.h"
 #include "volume_strand_cases.h"
 
@@ -563,6 +569,136 @@ TEST(VolumeIoNifti, HeaderOfAnAbsurdVolumeIsRefusedBeforeReadingData) {
   free(h);
   expect_input_error([&] { load_volume(dir / "huge.nii"); }, dir / "huge.nii", "size",
                      {"30000×30000×30000", "102996826.2 MiB"});
+}
+
+// The header fields nifti_image_read would take as something else are range-checked: vox_offset (NIfTI-1:
+// float at byte 108), pixdim (float[8] at 76), the dims' upper bound; each error names the file and field.
+TEST(VolumeIoNifti, VoxOffsetPixdimAndHugeDimsAreRangeChecked) {
+  TempDir dir("vol");
+  NiftiSpec s;
+  s.dims = {4, 3, 2};
+  const float bad_offsets[] = {1e12f, std::nanf(""), 100.f, -352.f, INFINITY};
+  const char* shown[] = {"is 1e+12, past the end of the file", "is nan", "is 100", "is -352", "is inf"};
+  for (int i = 0; i < 5; ++i) {
+    const std::string f = dir / ("off" + std::to_string(i) + ".nii");
+    write_nifti(f, s);
+    poke(f, 108, &bad_offsets[i], 4);
+    expect_input_error([&] { load_volume(f); }, f, "vox_offset", {shown[i], i == 0 ? "[348, " : ">= 348"});
+  }
+  // Past the end of a gzipped file: the uncompressed length counts.
+  {
+    write_nifti(dir / "plain.nii", s);
+    std::ifstream in(dir / "plain.nii", std::ios::binary);
+    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const float far = 5000.f;
+    std::memcpy(raw.data() + 108, &far, 4);
+    gzFile g = gzopen((dir / "far.nii.gz").c_str(), "wb");
+    gzwrite(g, raw.data(), unsigned(raw.size()));
+    gzclose(g);
+    expect_input_error([&] { load_volume(dir / "far.nii.gz"); }, dir / "far.nii.gz", "vox_offset",
+                       {"is 5000, past the end", "uncompressed", "[348, " + std::to_string(raw.size()) + "]"});
+  }
+  const float zero = 0.f, nan = std::nanf(""), negative = -1.f;
+  for (const auto& [index, value] : {std::make_pair(1, zero), std::make_pair(2, nan), std::make_pair(3, negative)}) {
+    const std::string f = dir / ("pixdim" + std::to_string(index) + ".nii");
+    write_nifti(f, s);
+    poke(f, 76 + 4 * index, &value, 4);
+    expect_input_error([&] { load_volume(f); }, f, "pixdim[" + std::to_string(index) + "]", {"finite number > 0"});
+  }
+  // NIfTI-2 holds 64-bit sizes (dim int64[8] at byte 16): one beyond kMaxVolumeSide is refused by name.
+  s.nifti_type = NIFTI_FTYPE_NIFTI2_1;
+  write_nifti(dir / "wide.nii", s);
+  const int64_t wide = kMaxVolumeSide + 1;
+  poke(dir / "wide.nii", 16 + 8 * 2, &wide, 8);
+  expect_input_error([&] { load_volume(dir / "wide.nii"); }, dir / "wide.nii", "dim[2]",
+                     {std::to_string(wide), "out of range [1, " + std::to_string(kMaxVolumeSide) + "]"});
+}
+
+// A volume with an axis shorter than any kernel's support (2 samples, the tent's) is refused naming the
+// file, before a camera is framed on it.
+TEST(VolumeIo, DegenerateVolumesAreRefusedNamingTheFile) {
+  TempDir dir("vol");
+  NiftiSpec s;
+  s.dims = {1, 1, 1};
+  write_nifti(dir / "dot.nii", s);
+  expect_input_error([&] { load_volume(dir / "dot.nii"); }, dir / "dot.nii", "dim[1]", {"is 1", "degenerate", "at least 2"});
+  s.dims = {4, 1, 3};
+  write_nifti(dir / "flat.nii.gz", s);
+  expect_input_error([&] { load_volume(dir / "flat.nii.gz"); }, dir / "flat.nii.gz", "dim[2]", {"degenerate"});
+  std::vector<float> data = pattern_data<float>(4, 1, 4);
+  NrrdSpec n;
+  n.sizes = {4, 1, 4};
+  write_nrrd(dir / "flat.nrrd", data.data(), n);
+  expect_input_error([&] { load_volume(dir / "flat.nrrd"); }, dir / "flat.nrrd", "sizes",
+                     {"axis 1 of \"4 1 4\" is 1", "degenerate"});
+  // Two samples per axis load (tent reconstructs them); a ray caster's ctmr (4 per axis) refuses the volume
+  // naming the file.
+  s.dims = {2, 2, 3};
+  write_nifti(dir / "small.nii", s);
+  const Volume v = load_volume(dir / "small.nii");
+  const VolumeView view = make_view(v);
+  expect_input_error([&] { check_strand_volume(view, KernelKind::Ctmr, "vr-lite-cam"); }, "vr-lite-cam", "volume.nx",
+                     {"2 samples; kernel ctmr needs at least 4", dir / "small.nii"});
+}
+
+/// Collects what spdlog logs while it lives.
+class CapturedLog {
+ public:
+  CapturedLog() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64)) {
+    spdlog::default_logger()->sinks().push_back(sink_);
+  }
+  ~CapturedLog() {
+    auto& sinks = spdlog::default_logger()->sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+  }
+  std::string text() const {
+    std::string all;
+    for (const std::string& line : sink_->last_formatted()) all += line;
+    return all;
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+};
+
+// NaN or infinite samples give one warning naming the file and their count, in both formats (NRRD keeps
+// them; NIfTI's reader replaces them by 0, so the count comes from the raw bytes).
+TEST(VolumeIo, NonFiniteSamplesGiveOneWarningWithTheirCount) {
+  TempDir dir("vol");
+  std::vector<float> data = pattern_data<float>(4, 3, 2);
+  data[1] = std::nanf("");
+  data[5] = INFINITY;
+  data[7] = -INFINITY;
+  NrrdSpec n;
+  n.sizes = {4, 3, 2};
+  write_nrrd(dir / "nan.nrrd", data.data(), n);
+  {
+    CapturedLog log;
+    const Volume v = load_volume(dir / "nan.nrrd");
+    EXPECT_TRUE(std::isnan(v.data[1]));
+    const std::string text = log.text();
+    EXPECT_NE(text.find(dir / "nan.nrrd"), std::string::npos) << text;
+    EXPECT_NE(text.find("3 of 24 samples are not finite"), std::string::npos) << text;
+    EXPECT_EQ(text.find("not finite", text.find("not finite") + 1), std::string::npos) << "one warning: " << text;
+  }
+  NiftiSpec s;
+  s.dims = {4, 3, 2};
+  write_nifti(dir / "nan.nii", s);
+  const float nan = std::nanf("");
+  poke(dir / "nan.nii", 352 + 4 * 5, &nan, 4);  // sample 5, after the 352-byte header and extension flag
+  {
+    CapturedLog log;
+    const Volume v = load_volume(dir / "nan.nii");
+    EXPECT_EQ(v.data[5], 0.f);  // nifti_image_load's own replacement
+    EXPECT_NE(log.text().find((dir / "nan.nii") + ": data: 1 of 24 samples are not finite"), std::string::npos)
+        << log.text();
+  }
+  write_nifti(dir / "clean.nii", s);
+  {
+    CapturedLog log;
+    load_volume(dir / "clean.nii");
+    EXPECT_EQ(log.text().find("not finite"), std::string::npos) << log.text();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -5,12 +5,18 @@
 #include <tinyexr.h>
 
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "base/errors.h"
 
 namespace mv {
 
 ImageRgb read_exr(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "", std::string("cannot read EXR: ") +
+                                   (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   float* data = nullptr;
   int w = 0, h = 0;
   const char* err = nullptr;
@@ -18,6 +24,10 @@ ImageRgb read_exr(const std::string& path) {
     std::string msg = err ? err : "unknown error";
     if (err) FreeEXRErrorMessage(err);
     throw InputError(path, "", "cannot read EXR: " + msg);
+  }
+  if (w <= 0 || h <= 0) {
+    free(data);
+    throw InputError(path, "", "cannot read EXR: empty image (" + std::to_string(w) + "x" + std::to_string(h) + ")");
   }
   ImageRgb img;
   img.width = w;

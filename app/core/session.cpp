@@ -57,8 +57,10 @@ void Session::rebuild_workload(Scene scene) {
   if (!has_reference() && !scene_ref.empty() && std::filesystem::exists(scene_ref)) {
     try {
       load_reference(scene_ref);
-    } catch (const InputError&) {
-      // The scene's reference is for its default size; other sizes have none.
+    } catch (const InputError& e) {
+      // The scene's reference is for its default size; other sizes have none. Anything else (an
+      // unreadable or corrupt file) is the scene's error.
+      if (e.field() != "resolution") throw;
     }
   }
 }

@@ -38,7 +38,9 @@ struct SessionOptions {
   uint64_t paths_per_frame = 0;
   double frame_budget_ms = 12.0;
   bool force_cpu = false;      ///< never use the GPU, even if present
-  std::string reference;       ///< EXR to compare against; empty: the scene's reference if it exists
+  /// EXR to compare against; empty: the scene's reference if it exists and has the film's size (a
+  /// scene's reference that cannot be read is an InputError naming it; one of another size is skipped).
+  std::string reference;
 };
 
 /// What one frame (or headless step) did, and where the session stands.

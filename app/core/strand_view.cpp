@@ -1,5 +1,6 @@
 #include "app/core/strand_view.h"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,10 +13,34 @@
 #include "app/core/image_io.h"
 #include "app/core/output_file.h"
 #include "app/core/params_report.h"
+#include "base/errors.h"
+#include "render/field/volume_io.h"
 #include "render/gpu.h"
 #include "render/tonemap.h"
 
 namespace mv {
+
+// ---------------------------------------------------------------- memory
+
+void check_strand_run_fits(const StrandRequest& r, bool on_gpu) {
+  const double bytes = kStrandRunBytesPerStrand * static_cast<double>(r.width) * static_cast<double>(r.height);
+  const auto mib = [](double b) { return fmt::format("{:.1f} MiB", b / (1024.0 * 1024.0)); };
+  const std::string what = fmt::format("{}x{} strands need about {}", r.width, r.height, mib(bytes));
+  const double host_free = host_available_bytes();
+  if (bytes > 0.5 * host_free)
+    throw InputError("", "size", what + ", more than half of the " + mib(host_free) + " of free host memory");
+  if (on_gpu && gpu_available()) {
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+      cudaGetLastError();
+      return;  // the run itself reports a CUDA failure
+    }
+    const double margin = std::max(256.0 * 1024 * 1024, 0.05 * static_cast<double>(total_b));
+    if (bytes + margin > static_cast<double>(free_b))
+      throw InputError("", "size", what + " (+ " + mib(margin) + " margin), more than the " +
+                                       mib(static_cast<double>(free_b)) + " of free GPU memory");
+  }
+}
 
 // ---------------------------------------------------------------- runner
 

@@ -110,6 +110,17 @@ class StrandReplay {
 /// they pack these strands onto threads. Empty for no strands. max_points ≥ 1.
 std::vector<float> active_strands_curve(const std::vector<uint32_t>& steps, size_t max_points = 256);
 
+/// Estimated bytes one strand of a viewer run occupies: the result (float RGBA, status, steps, finish
+/// order, pixel), the strategy's per-strand state (taken as 64 bytes, more than any workload's), and the
+/// viewer's RGBA8 copies (image, heat map, fill-in replay). A GPU run holds about the same on the device.
+inline constexpr double kStrandRunBytesPerStrand = 128.0;
+
+/// Refuses a run of r.width × r.height strands whose memory (kStrandRunBytesPerStrand each) would not fit,
+/// before anything is allocated: InputError("", "size", "WxH strands need N MiB, more than half of the
+/// M MiB of free host memory") and, for a GPU strategy (`on_gpu`) with a GPU in use, the same against
+/// cudaMemGetInfo's free device memory less a margin of max(256 MiB, 5 % of the device).
+void check_strand_run_fits(const StrandRequest& r, bool on_gpu);
+
 /// Runs `r` synchronously (what the worker thread calls): find_strand_workload(r.workload).run(…, image =
 /// true), with the step statistics and the wall clock; exceptions land in StrandOutcome::error.
 StrandOutcome run_strand_request(const StrandRequest& r);

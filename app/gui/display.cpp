@@ -25,8 +25,9 @@ std::string path_label(DisplayPath path, const Session& s) {
     case DisplayPath::HostCopy: return "GPU \xC2\xB7 host copy";
     case DisplayPath::Cpu: break;
   }
-  const std::string why = s.gpu_in_use() ? "strategy " + s.strategy().name + " runs on the CPU" : s.cpu_reason();
-  return "CPU \xC2\xB7 " + why;
+  if (s.gpu_in_use()) return "CPU \xC2\xB7 strategy " + s.strategy().name + " runs on the CPU";
+  if (s.options().force_cpu) return "CPU \xC2\xB7 " + s.cpu_reason();
+  return "CPU \xC2\xB7 " + s.cpu_reason() + ": rendering on the CPU";
 }
 
 }  // namespace

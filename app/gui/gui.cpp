@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/core/megakernel_report.h"
 #include "app/core/strand_workloads.h"
@@ -138,9 +140,47 @@ void check_strand_options(const GuiOptions& o) {
   if (o.strand_width > 0) w.check_size_multiple(o.strand_width, o.strand_height, "--strand-size");
 }
 
+namespace {
+
+/// The viewer's first session. A scene or reference file that cannot be used is not a reason to close
+/// the window before it opens: the same options on the scene without --reference, then on the default
+/// scene, and the error goes to the error panel (`startup_error`). Option errors (a GPU strategy without
+/// a GPU, a film that does not fit) fail every fallback too and are rethrown as they were.
+std::unique_ptr<Session> start_session(const SessionOptions& options, std::string& startup_error) {
+  try {
+    return std::make_unique<Session>(options);
+  } catch (const InputError& e) {
+    const std::string action = "Open scene " + options.scene + (options.reference.empty() ? "" : " with reference " + options.reference);
+    std::vector<SessionOptions> fallbacks;
+    if (!options.reference.empty()) {
+      SessionOptions o = options;
+      o.reference.clear();
+      fallbacks.push_back(o);
+    }
+    SessionOptions o = options;
+    o.reference.clear();
+    o.scene = SessionOptions{}.scene;
+    if (o.scene != options.scene) fallbacks.push_back(o);
+    for (const SessionOptions& f : fallbacks) {
+      try {
+        auto session = std::make_unique<Session>(f);
+        startup_error = action + ": " + e.what() + "; showing " + f.scene +
+                        (f.scene == options.scene ? " without the reference" : " instead");
+        spdlog::error("{}", startup_error);
+        return session;
+      } catch (const InputError&) {
+      }
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
 int run_gui(const GuiOptions& options) {
   try {
-    auto session = std::make_unique<Session>(options.session);
+    std::string startup_error;
+    auto session = start_session(options.session, startup_error);
     std::unique_ptr<Session> right;
     if (options.split) {
       try {
@@ -155,6 +195,7 @@ int run_gui(const GuiOptions& options) {
     }
     gui::Window window(options.window_width, options.window_height, "megaview");
     gui::Viewer viewer(window, std::move(session), options, std::move(right));
+    if (!startup_error.empty()) viewer.show_error(startup_error);
     return viewer.run();
   } catch (const gui::WindowError& e) {
     std::fprintf(stderr, "megaview: %s; use `megaview render` for headless rendering\n", e.what());

@@ -93,6 +93,8 @@ void check_strand_options(const GuiOptions& o);
 /// Runs the viewer until the window closes (or for `frames` frames). Returns the process exit code.
 /// With options.split, the right session is created before the window opens; if it cannot be (a GPU
 /// strategy without a GPU, a film that does not fit) that is a start-up failure: "megaview: --split: <error>".
+/// A scene or reference that cannot be used at start-up (InputError) does not stop it: the viewer opens the
+/// scene without the reference, or else the default scene, with the error in the error panel.
 /// Errors while running are shown in the error panel and the viewer goes on. Returns 1 after printing
 /// one line to stderr when it cannot start: options the Session rejects ("megaview: <error>"), or no
 /// window ("megaview: cannot open a window (no display?): <GLFW error>; use `megaview render` for

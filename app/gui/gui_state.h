@@ -5,6 +5,7 @@
 // exceptions of those calls and shows them in the error window.
 #pragma once
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -67,6 +68,18 @@ class Ema {
 
 /// Average samples per pixel of the film: paths traced since the last reset / pixels.
 double mean_spp(const Session& session);
+
+/// Share of a frame the CPU renderer aims at, and the largest rendering budget it takes for it (so that
+/// the panels still answer within about this much).
+inline constexpr double kCpuRenderShare = 0.7, kMaxCpuRenderBudgetMs = 60.0;
+
+/// The rendering budget of a CPU frame whose other work (display, panels, swap) takes `overhead_ms`:
+/// enough for rendering to be kCpuRenderShare of the frame, i.e. overhead · share / (1 − share), never
+/// below the user's `budget_ms` and never above max(budget_ms, kMaxCpuRenderBudgetMs).
+inline double adapted_frame_budget_ms(double budget_ms, double overhead_ms) {
+  const double want = overhead_ms > 0.0 ? overhead_ms * kCpuRenderShare / (1.0 - kCpuRenderShare) : 0.0;
+  return std::max(budget_ms, std::min(want, kMaxCpuRenderBudgetMs));
+}
 
 /// The split view's UI state (app/core/split.h). The right Session itself is the Viewer's.
 struct SplitState {
@@ -151,6 +164,11 @@ struct GuiState {
   MseTracker mse;
   Ema paths_per_second{0.2};
   Ema frame_ms{0.1};             ///< wall clock of a loop iteration
+  /// The rest of a frame that renders: its wall clock less the rendering (display, panels, swap).
+  Ema frame_overhead_ms{0.2};
+  /// The rendering budget of the last frame (ms): the frame budget setting, or more on the CPU when the rest
+  /// of the frame is slow (adapted_frame_budget_ms).
+  double render_budget_ms = 0.0;
   MegakernelRateTracker megakernel_rates;  ///< the left (or only) session's, fed after each of its megakernel steps
   SplitState split;
   StrandState strands;

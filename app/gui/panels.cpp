@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -13,17 +14,32 @@ namespace mv::gui {
 
 namespace {
 constexpr float kMargin = 8.f;
-constexpr float kPanelWidth = 390.f;
+/// The control window's default width in font sizes (about 420 screen units at ImGui's 13-unit font): the
+/// widest row, the resolution fields with Apply and their label, fits.
+constexpr float kPanelWidthFonts = 32.f;
 
-float status_bar_height() { return ImGui::GetFrameHeight() + 2.f * ImGui::GetStyle().WindowPadding.y; }
+/// Height of the status bar with `lines` lines of text.
+float status_bar_height(int lines) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  return static_cast<float>(lines) * ImGui::GetFrameHeight() + static_cast<float>(lines - 1) * style.ItemSpacing.y +
+         2.f * style.WindowPadding.y;
+}
 }  // namespace
 
 float draw_control_window(const Session& s, const Session* right, GuiState& st, const Display& display) {
+  // Docked to the left border from the top down to the status bar, whatever the window's size; the user
+  // sets its width (kept in the settings file with ImGui's other window settings) and scrolls its contents.
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
-  ImGui::SetNextWindowPos(ImVec2(kMargin, kMargin), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, screen.y - status_bar_height() - 2.f * kMargin), ImGuiCond_FirstUseEver);
+  const float height =
+      std::max(screen.y - status_bar_height(right && !st.strands.active() ? 2 : 1), ImGui::GetFrameHeight());
+  const float min_width = std::min(ImGui::GetFontSize() * 20.f, screen.x);
+  const float max_width = std::max(min_width, 0.6f * screen.x);
+  ImGui::SetNextWindowPos(ImVec2(0.f, 0.f), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(std::clamp(ImGui::GetFontSize() * kPanelWidthFonts, min_width, max_width), height),
+                           ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_width, height), ImVec2(max_width, height));
   float image_left = 0.f;
-  if (ImGui::Begin("Render")) {
+  if (ImGui::Begin("Render", nullptr, ImGuiWindowFlags_NoMove)) {
     ImGui::PushItemWidth(ImGui::GetFontSize() * -9.f);  // leave room for the labels
     workload_picker(st);
     if (st.strands.active()) {
@@ -39,16 +55,16 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
     }
     capture_section(st);
     ImGui::PopItemWidth();
-    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-    if (pos.x < 2.f * kMargin) image_left = pos.x + size.x;
+    image_left = ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   }
   ImGui::End();
   return image_left;
 }
 
 float draw_status_bar(const Session& s, const Session* right, const GuiState& st, const DisplayStats& d) {
+  // A fixed window along the bottom border: one line, two in split view (the right side's on its own).
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
-  const float height = status_bar_height();
+  const float height = status_bar_height(right && !st.strands.active() ? 2 : 1);
   ImGui::SetNextWindowPos(ImVec2(0.f, screen.y - height));
   ImGui::SetNextWindowSize(ImVec2(screen.x, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
@@ -75,8 +91,9 @@ float draw_status_bar(const Session& s, const Session* right, const GuiState& st
     if (!d.interop_failure.empty() && ImGui::IsItemHovered())
       ImGui::SetTooltip("CUDA-GL interop unavailable: %s", d.interop_failure.c_str());
     if (right) {
-      ImGui::SameLine();
-      ImGui::Text("|  split: right %s/%s  %.1f spp", right->strategy().name.c_str(),
+      ImGui::AlignTextToFramePadding();
+      ImGui::Text("split view: left %s/%s %.1f spp  |  right %s/%s %.1f spp", s.strategy().name.c_str(),
+                  priority_name(s.options().task.priority), mean_spp(s), right->strategy().name.c_str(),
                   priority_name(right->options().task.priority), mean_spp(*right));
     }
   }

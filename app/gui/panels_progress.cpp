@@ -26,6 +26,13 @@ void progress_section(const Session& s, const GuiState& st, const DisplayStats& 
   ImGui::Text("samples/s     %s", st.paths_per_second.valid() ? si_text(st.paths_per_second.value()).c_str() : "-");
   ImGui::Text("render        %.2f ms/frame, %s paths", fs.frame_ms, si_text(static_cast<double>(fs.step.work)).c_str());
   ImGui::Text("frame         %.2f ms, %.1f fps", st.frame_ms.value(), st.fps());
+  if (st.render_budget_ms > 0.0 && st.render_budget_ms > s.options().frame_budget_ms) {
+    ImGui::Text("budget        %.1f ms (display etc. %.1f ms)", st.render_budget_ms, st.frame_overhead_ms.value());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("On the CPU the render budget grows with the rest of the frame (display, panels), so that\n"
+                        "rendering gets about %.0f %% of each frame, up to %.0f ms; the frame budget setting is the least.",
+                        100.0 * kCpuRenderShare, kMaxCpuRenderBudgetMs);
+  }
   ImGui::Text("busy          %.0f ms", fs.total_busy_ms);
   if (d.path == DisplayPath::Cpu)
     ImGui::Text("display       %.2f ms + draw %.2f ms", d.update_ms, d.draw_ms);

@@ -54,7 +54,12 @@ void scene_picker(const Session& s, GuiState& st) {
 }
 
 void resolution_fields(GuiState& st) {
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
+  // Both fields, the "x" and Apply share the item width the other rows use, so the label lines up
+  // with theirs instead of running past the panel's edge.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float apply = ImGui::CalcTextSize("Apply").x + 2.f * style.FramePadding.x;
+  const float fields = ImGui::CalcItemWidth() - apply - ImGui::CalcTextSize("x").x - 3.f * style.ItemSpacing.x;
+  ImGui::PushItemWidth(std::max(0.5f * fields, ImGui::GetFontSize() * 2.f));
   ImGui::InputInt("##width", &st.edit_width, 0);
   ImGui::SameLine();
   ImGui::TextUnformatted("x");
@@ -231,7 +236,8 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
 }
 
 void tonemap_section(GuiState& st, const Display& display) {
-  if (!ImGui::CollapsingHeader("Tone mapping", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // Closed at first, so that the MSE section below fits the default window; one click opens it.
+  if (!ImGui::CollapsingHeader("Tone mapping")) return;
   ToneMapSettings& tm = st.tonemap;
   int mode = static_cast<int>(tm.mode);
   if (ImGui::Combo("mode", &mode, "exposure\0max-to-white\0")) tm.mode = static_cast<ToneMapMode>(mode);

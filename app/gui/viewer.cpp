@@ -47,7 +47,11 @@ std::unique_ptr<Session> make_right_session(const Session& left, const std::stri
 Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOptions& options,
                std::unique_ptr<Session> right)
     : window_(window), options_(options), session_(std::move(session)), right_(std::move(right)),
-      imgui_(window.handle()), state_(*session_) {
+      imgui_(window.handle(), imgui_ini_path()), state_(*session_) {
+  if (const auto size = imgui_.saved_window_size()) window_.resize_within_screen(size->first, size->second);
+  spdlog::info("settings: {}", imgui_.ini_path().empty() ? std::string("none (no HOME)") : imgui_.ini_path());
+  if (!gpu_available() && !gpu_info().cuda_error.empty())
+    spdlog::info("gpu: {} (CUDA: {})", gpu_info().reason, gpu_info().cuda_error);
   window_.set_swap_interval(options_.frames > 0 ? 0 : 1);
   window_.watch_key(GLFW_KEY_F12);
   state_.force_host_copy = options_.force_host_copy;
@@ -79,6 +83,12 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
   start_ = last_frame_ = std::chrono::steady_clock::now();
 }
 
+void Viewer::show_error(const std::string& message) {
+  state_.error = message;
+  ++state_.error_count;
+  state_.error_raise = true;
+}
+
 int Viewer::run() {
   int held = 0;  // frames drawn while the smoke test's frame number stood still
   std::chrono::steady_clock::time_point held_since;
@@ -102,8 +112,10 @@ int Viewer::run() {
         spdlog::info("smoke test: {} frames, strand mode {} {}, display {}", n, state_.strands.workload,
                      state_.strands.strategy, d.label);
       else
-      spdlog::info("smoke test: {} frames, {:.1f} spp, display {} ({} updates, mean {:.3f} ms CPU, {:.3f} ms GPU)",
-                   n, mean_spp(*session_), d.label, d.updates, d.mean_update_ms(), d.mean_device_ms());
+      spdlog::info("smoke test: {} frames, {:.1f} spp, display {} ({} updates, mean {:.3f} ms CPU, {:.3f} ms GPU), "
+                   "render budget {:.1f} ms, rest of the frame {:.1f} ms",
+                   n, mean_spp(*session_), d.label, d.updates, d.mean_update_ms(), d.mean_device_ms(),
+                   state_.render_budget_ms, state_.frame_overhead_ms.value());
       if (right_) log_split("end");
       return options_.window_shot.empty() ? 0 : save_window_shot();
     }
@@ -172,15 +184,20 @@ void Viewer::stop_split() {
 }
 
 void Viewer::frame() {
+  bool waited = true;
   if (idle())
     window_.wait_events(0.1);  // nothing renders: wake on input, or 10 times a second for the panels
   else if (const double left_s = 1.0 / 30.0 - ms_between(last_frame_, std::chrono::steady_clock::now()) / 1000.0;
            state_.strands.active() && strand_busy() && !state_.strands.run_requested && left_s > 0.0)
     window_.wait_events(left_s);  // a strand run on the worker: 30 fps for the panels; its end wakes us
   else
-    window_.poll_events();
+    window_.poll_events(), waited = false;
   const auto now = std::chrono::steady_clock::now();
-  state_.frame_ms.add(ms_between(last_frame_, now));
+  const double wall_ms = ms_between(last_frame_, now);
+  state_.frame_ms.add(wall_ms);
+  // What the last frame spent besides rendering, when it rendered without waiting for events.
+  if (last_render_ms_ > 0.0 && !waited) state_.frame_overhead_ms.add(std::max(0.0, wall_ms - last_render_ms_));
+  last_render_ms_ = 0.0;
   last_frame_ = now;
 
   imgui_.begin_frame();
@@ -486,13 +503,30 @@ void Viewer::film_was_reset() {
 }
 
 void Viewer::render_step() {
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Timed {  // the wall clock of the rendering, however render_step leaves
+    double& out;
+    std::chrono::steady_clock::time_point t0;
+    ~Timed() { out = ms_between(t0, std::chrono::steady_clock::now()); }
+  } timed{last_render_ms_, t0};
+  // On the CPU the display copies through the host and can cost more than the rendering: the budget grows
+  // so that rendering keeps most of the frame (adapted_frame_budget_ms). The user's setting stays as set.
+  const double user_budget = session_->options().frame_budget_ms;
+  const bool adapt = session_->side() == Side::Host && session_->options().paths_per_frame == 0;
+  // In split view the right side renders as many paths again: the left side takes half of the adapted budget.
+  state_.render_budget_ms =
+      adapt ? std::max(user_budget, adapted_frame_budget_ms(user_budget, state_.frame_overhead_ms.value()) / (right_ ? 2.0 : 1.0))
+            : user_budget;
   try {
+    session_->set_frame_budget_ms(state_.render_budget_ms);
     const FrameStats fs = session_->advance();
+    session_->set_frame_budget_ms(user_budget);
     if (fs.step.work > 0) state_.paths_per_second.add(fs.paths_per_second);
     if (const MegakernelControl* m = session_->megakernel(); m && fs.step.tasks > 0)
       state_.megakernel_rates.add(m->stats(), fs.step.busy_ms, gpu_info().clock_khz);
     max_left_step_ = std::max(max_left_step_, fs.step.work);
   } catch (const std::exception& e) {
+    session_->set_frame_budget_ms(user_budget);
     state_.report("Render", e);
     state_.paused = true;
     return;
@@ -748,6 +782,7 @@ void Viewer::start_strand_run() {
     w.check_size_multiple(static_cast<uint32_t>(ss.width), static_cast<uint32_t>(ss.height), "size");
     r.width = static_cast<uint32_t>(ss.width);
     r.height = static_cast<uint32_t>(ss.height);
+    check_strand_run_fits(r, info.needs_gpu);  // before the worker allocates anything
     ss.view.validate();
     r.view = ss.view;
   } catch (const std::exception& e) {
@@ -825,7 +860,16 @@ void Viewer::show_strand_image() {
   const StrandState& ss = state_.strands;
   const bool rebuild = strand_dirty_ || ss.heat_map != strand_heat_shown_;
   if (!rebuild && !strand_replay_) return;
-  int w = std::max(ss.width, 1), h = std::max(ss.height, 1);
+  // Before the first run a black background of the requested shape stands in for the image: at most
+  // kBackgroundSide on its longer side (letterboxing shows it at any scale), so a size the run refuses
+  // never allocates.
+  constexpr int kBackgroundSide = 256;
+  const int side = std::max({ss.width, ss.height, 1});
+  int w = std::clamp(static_cast<int>(static_cast<int64_t>(std::max(ss.width, 1)) * kBackgroundSide / side), 1,
+                     kBackgroundSide);
+  int h = std::clamp(static_cast<int>(static_cast<int64_t>(std::max(ss.height, 1)) * kBackgroundSide / side), 1,
+                     kBackgroundSide);
+  if (side <= kBackgroundSide) w = std::max(ss.width, 1), h = std::max(ss.height, 1);
   if (strand_shown_) {
     w = static_cast<int>(strand_shown_->result.width);
     h = static_cast<int>(strand_shown_->result.height);

@@ -38,6 +38,9 @@ class Viewer {
   /// options.window_shot if set). Returns the process exit code: 0, or 1 if the window shot cannot be
   /// written. Throws only if the Session cannot be rebuilt after a failed change (see SessionCommand).
   int run();
+  /// Shows `message` in the error window (and counts it) as a failed panel change would: for start-up
+  /// problems the viewer recovered from, e.g. a scene that could not be opened.
+  void show_error(const std::string& message);
   /// The display's cost and path (also shown in the Progress section and the status bar).
   const DisplayStats& display_stats() const { return display_.stats(); }
 
@@ -113,6 +116,7 @@ class Viewer {
   double strand_replay_start_ = 0.0;             // glfwGetTime() when it started
   uint64_t strand_running_id_ = 0;   // the request the panel's "running" line shows
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
+  double last_render_ms_ = 0.0;      // wall clock of this frame's render_step (0: it did not render)
   std::chrono::steady_clock::time_point start_, last_frame_;
 };
 

@@ -26,6 +26,32 @@ void on_glfw_error(int code, const char* description) {
   throw WindowError("cannot open a window (no display?): " + (glfw.empty() ? fallback : glfw));
 }
 
+/// The primary monitor's work area (x, y, width, height); false without a monitor (or a zero-sized one).
+bool work_area(int& x, int& y, int& w, int& h) {
+  x = y = w = h = 0;
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  if (!monitor) return false;
+  glfwGetMonitorWorkarea(monitor, &x, &y, &w, &h);
+  return w > 0 && h > 0;
+}
+
+/// `width` × `height` shrunk to at most 90 % of the work area (each side at least 1).
+void fit_work_area(int& width, int& height) {
+  int x, y, w, h;
+  if (!work_area(x, y, w, h)) return;
+  width = std::clamp(width, 1, std::max(1, static_cast<int>(0.9 * w)));
+  height = std::clamp(height, 1, std::max(1, static_cast<int>(0.9 * h)));
+}
+
+/// Centres the window in the work area.
+void centre(GLFWwindow* window) {
+  int x, y, w, h;
+  if (!work_area(x, y, w, h)) return;
+  int ww = 0, wh = 0;
+  glfwGetWindowSize(window, &ww, &wh);
+  glfwSetWindowPos(window, x + std::max(0, (w - ww) / 2), y + std::max(0, (h - wh) / 2));
+}
+
 }  // namespace
 
 Window::Window(int width, int height, const char* title) {
@@ -37,11 +63,15 @@ Window::Window(int width, int height, const char* title) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-  window_ = glfwCreateWindow(std::max(width, 1), std::max(height, 1), title, nullptr, nullptr);
+  width = std::max(width, 1);
+  height = std::max(height, 1);
+  fit_work_area(width, height);
+  window_ = glfwCreateWindow(width, height, title, nullptr, nullptr);
   if (!window_) {
     glfwTerminate();
     fail("glfwCreateWindow failed (no OpenGL 4.5 core context?)");
   }
+  centre(window_);
   glfwMakeContextCurrent(window_);
   if (gladLoadGL(glfwGetProcAddress) == 0) {
     glfwDestroyWindow(window_);
@@ -58,6 +88,17 @@ void Window::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, i
   const auto& watched = self->watched_keys_;
   if (action == GLFW_PRESS && std::find(watched.begin(), watched.end(), key) != watched.end())
     self->pressed_keys_.push_back(key);
+}
+
+void Window::resize_within_screen(int width, int height) {
+  width = std::max(width, 1);
+  height = std::max(height, 1);
+  fit_work_area(width, height);
+  int w = 0, h = 0;
+  glfwGetWindowSize(window_, &w, &h);
+  if (w == width && h == height) return;
+  glfwSetWindowSize(window_, width, height);
+  centre(window_);
 }
 
 Window::~Window() {

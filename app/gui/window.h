@@ -21,7 +21,9 @@ class WindowError : public std::runtime_error {
 /// Window may exist at a time. Not copyable or movable.
 class Window {
  public:
-  /// Opens a resizable window of `width` × `height` screen units. Throws WindowError.
+  /// Opens a resizable window of `width` × `height` screen units, made smaller where needed to fit 90 % of
+  /// the primary monitor's work area (glfwGetMonitorWorkarea: the screen less task bars and docks), and
+  /// centred in it. Throws WindowError.
   /// Create it before ImGui's GLFW back end, which chains to the key callback installed here.
   Window(int width, int height, const char* title);
   ~Window();
@@ -29,6 +31,9 @@ class Window {
   Window& operator=(const Window&) = delete;
 
   GLFWwindow* handle() const { return window_; }
+  /// Resizes to `width` × `height` screen units within 90 % of the work area (as the constructor does),
+  /// keeping the window inside the work area.
+  void resize_within_screen(int width, int height);
   bool should_close() const;
   /// 1: wait for vertical sync on swap, 0: swap at once.
   void set_swap_interval(int interval);

@@ -35,6 +35,7 @@ VolumeView make_view(const Volume& v) {
                      "the index-to-world matrix is singular or not finite (determinant " + std::to_string(det) + ")");
   VolumeView view;
   view.data = v.data.data();
+  view.source = v.source.empty() ? nullptr : v.source.c_str();
   view.nx = v.nx;
   view.ny = v.ny;
   view.nz = v.nz;

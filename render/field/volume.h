@@ -53,6 +53,9 @@ struct Affine3 {
 /// Trivially copyable view of a volume (host or device data pointer).
 struct VolumeView {
   const float* data = nullptr;
+  /// The file the samples came from (Volume::source), for messages; null when unknown. Lives as long as
+  /// the Volume, like `data`.
+  const char* source = nullptr;
   int nx = 0, ny = 0, nz = 0;
   Affine3 index_to_world;
   Affine3 world_to_index;  ///< inverse of index_to_world

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 #include <nifti2_io.h>
+#include <spdlog/spdlog.h>
 #include <teem/biff.h>
 #include <teem/nrrd.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -23,6 +25,7 @@
 
 #include "base/cuda_check.h"
 #include "base/errors.h"
+#include "render/field/kernel.h"
 #include "render/gpu.h"
 
 namespace mv {
@@ -55,6 +58,33 @@ void require_file(const std::string& path) {
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw InputError(path, "file", "no such file");
   if (fs::is_directory(st)) throw InputError(path, "file", "is a directory, not a volume file");
+}
+
+/// Smallest number of samples per axis any reconstruction kernel can work with: tent's support, 2·R.
+constexpr int64_t kMinSamplesPerAxis = 2 * kernel_radius(KernelKind::Tent);
+
+/// Refuses an axis with fewer samples than kMinSamplesPerAxis (a 1-sample axis has no extent to sample)
+/// or more than kMaxVolumeSide, naming `field`.
+void check_axis_size(const std::string& path, const std::string& field, const std::string& what, int64_t size) {
+  if (size < kMinSamplesPerAxis)
+    throw InputError(path, field,
+                     what + "is " + std::to_string(size) + ": a degenerate volume; every axis needs at least " +
+                         std::to_string(kMinSamplesPerAxis) + " samples (the support of the tent kernel; ctmr and "
+                         "bspln3 need " + std::to_string(2 * kMaxKernelRadius) + ")");
+  if (size > kMaxVolumeSide)
+    throw InputError(path, field,
+                     what + "is " + std::to_string(size) + ", out of range [" + std::to_string(kMinSamplesPerAxis) + ", " +
+                         std::to_string(kMaxVolumeSide) + "] samples per axis");
+}
+
+/// Logs one warning when samples are NaN or infinite (they render as nothing, or poison a kernel's
+/// neighbourhood), with their count.
+void warn_non_finite(const std::string& path, const std::vector<float>& data) {
+  size_t bad = 0;
+  for (float x : data) bad += !std::isfinite(x);
+  if (bad > 0)
+    spdlog::warn("{}: data: {} of {} samples are not finite (NaN or infinite); they render as empty space", path,
+                 bad, data.size());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -217,8 +247,9 @@ Volume load_nrrd(const std::string& path) {
                      std::string("sample type \"") + airEnumStr(nrrdType, h->type) + "\" is not a numeric scalar");
   }
   for (int c = 0; c < 3; ++c) {
-    if (h->axis[axes[c]].size > static_cast<size_t>(std::numeric_limits<int>::max()))
-      throw InputError(path, "sizes", "axis " + std::to_string(axes[c]) + " is too long: " + sizes.str());
+    const size_t n = h->axis[axes[c]].size;
+    check_axis_size(path, "sizes", "axis " + std::to_string(axes[c]) + " of \"" + sizes.str() + "\" ",
+                    n > static_cast<size_t>(kMaxVolumeSide) ? kMaxVolumeSide + 1 : static_cast<int64_t>(n));
   }
 
   Volume v;
@@ -248,6 +279,7 @@ Volume load_nrrd(const std::string& path) {
   } else {
     for (size_t i = 0; i < count; ++i) v.data[i] = static_cast<float>(lookup(full->data, i));
   }
+  warn_non_finite(path, v.data);
   return v;
 }
 
@@ -271,11 +303,16 @@ int read_header_bytes(const std::string& path, unsigned char (&buf)[540]) {
   return std::max(got, 0);
 }
 
-/// dim[] and datatype of a raw NIfTI-1 or NIfTI-2 header (either byte order); false when the bytes are
-/// not one.
+/// The fields of a raw NIfTI-1 or NIfTI-2 header (either byte order) that are range-checked before
+/// nifti_image_read sees them; parse_raw_nifti returns false when the bytes are not one.
 struct RawNiftiHeader {
+  int version = 1;          ///< 1 or 2
+  int sizeof_hdr = 348;     ///< 348 or 540
+  bool single_file = true;  ///< magic "n+1"/"n+2" (samples in the same file) rather than "ni1"/"ni2" (.hdr/.img)
   int64_t dim[8] = {};
   int datatype = 0;
+  double pixdim[8] = {};
+  double vox_offset = 0.0;
 };
 bool parse_raw_nifti(const unsigned char (&buf)[540], int got, RawNiftiHeader& h) {
   int32_t size = 0;
@@ -287,37 +324,137 @@ bool parse_raw_nifti(const unsigned char (&buf)[540], int got, RawNiftiHeader& h
     std::memcpy(&v, buf + off, 2);
     return static_cast<int16_t>(swap ? __builtin_bswap16(v) : v);
   };
+  auto f32 = [&](int off) {
+    uint32_t v;
+    std::memcpy(&v, buf + off, 4);
+    if (swap) v = __builtin_bswap32(v);
+    float f;
+    std::memcpy(&f, &v, 4);
+    return static_cast<double>(f);
+  };
+  auto u64 = [&](int off) {
+    uint64_t v;
+    std::memcpy(&v, buf + off, 8);
+    return swap ? __builtin_bswap64(v) : v;
+  };
+  auto f64 = [&](int off) {
+    const uint64_t v = u64(off);
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+  };
+  // NIfTI-1: dim short[8] at 40, datatype at 70, pixdim float[8] at 76, vox_offset float at 108, magic at
+  // 344. NIfTI-2: magic at 4, datatype at 12, dim int64[8] at 16, pixdim double[8] at 104, vox_offset int64
+  // at 168.
   if (size == 348 && got >= 348) {
+    h.version = 1;
+    h.sizeof_hdr = 348;
+    h.single_file = std::memcmp(buf + 344, "n+1", 3) == 0;
     for (int d = 0; d < 8; ++d) h.dim[d] = i16(40 + 2 * d);
     h.datatype = i16(70);
+    for (int d = 0; d < 8; ++d) h.pixdim[d] = f32(76 + 4 * d);
+    h.vox_offset = f32(108);
     return true;
   }
   if (size == 540 && got >= 540) {
-    for (int d = 0; d < 8; ++d) {
-      uint64_t v;
-      std::memcpy(&v, buf + 16 + 8 * d, 8);
-      h.dim[d] = static_cast<int64_t>(swap ? __builtin_bswap64(v) : v);
-    }
+    h.version = 2;
+    h.sizeof_hdr = 540;
+    h.single_file = std::memcmp(buf + 4, "n+2", 3) == 0;
+    for (int d = 0; d < 8; ++d) h.dim[d] = static_cast<int64_t>(u64(16 + 8 * d));
     h.datatype = i16(12);
+    for (int d = 0; d < 8; ++d) h.pixdim[d] = f64(104 + 8 * d);
+    h.vox_offset = static_cast<double>(static_cast<int64_t>(u64(168)));
     return true;
   }
   return false;
 }
 
 /// Refuses dim[0] outside 1…7 (field "dim[0]") and a non-positive dim[i], 1 ≤ i ≤ dim[0] (field
-/// "dim[i]") of the raw header in `header_file` (the .hdr of a pair). Needed after a successful
-/// nifti_image_read too: it silently reads a non-positive dim[i] as 1, a different grid than the file's.
-void check_raw_nifti_dims(const std::string& path, const std::string& header_file) {
-  unsigned char buf[540];
-  const int got = read_header_bytes(header_file, buf);
-  RawNiftiHeader h;
-  if (!parse_raw_nifti(buf, got, h)) return;
+/// "dim[i]"): nifti_image_read silently reads a non-positive dim[i] as 1, a different grid than the file's.
+void check_raw_nifti_dims(const std::string& path, const RawNiftiHeader& h) {
   if (h.dim[0] < 1 || h.dim[0] > 7)
     throw InputError(path, "dim[0]", "is " + std::to_string(h.dim[0]) + "; the number of dimensions must be 1 to 7");
   for (int d = 1; d <= h.dim[0]; ++d) {
     if (h.dim[d] < 1)
       throw InputError(path, "dim[" + std::to_string(d) + "]",
                        "is " + std::to_string(h.dim[d]) + "; sizes must be at least 1 (nifti_image_read would read it as 1)");
+  }
+}
+
+/// Bytes the uncompressed stream of `path` holds, read up to `limit` (gzread also reads plain files):
+/// min(size, limit), so a huge vox_offset costs at most the file's own length to check.
+double stream_bytes_up_to(const std::string& path, double limit) {
+  double total = 0;
+  if (gzFile f = gzopen(path.c_str(), "rb")) {
+    std::vector<char> buf(1 << 16);
+    while (total < limit) {
+      const int got = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));
+      if (got <= 0) break;
+      total += got;
+    }
+    gzclose(f);
+  }
+  return std::min(total, limit);
+}
+
+/// Range checks on the raw header of `header_file` (the .hdr of a pair) before nifti_image_read, which
+/// reads a NaN or huge vox_offset as some other offset, a non-positive pixdim as 1 and a product of dims
+/// that overflows as a wrapped count. Fields: "dim[0]", "dim[i]" (1 … 7), "dim" (the product), "datatype",
+/// "pixdim[i]" (1 … 3), "vox_offset". Returns quietly when the bytes are not a NIfTI header
+/// (throw_nifti_header_error explains those).
+void check_raw_nifti_header(const std::string& path, const std::string& header_file) {
+  unsigned char buf[540];
+  const int got = read_header_bytes(header_file, buf);
+  RawNiftiHeader h;
+  if (!parse_raw_nifti(buf, got, h)) return;
+  check_raw_nifti_dims(path, h);
+  for (int d = 1; d <= h.dim[0]; ++d) {
+    if (h.dim[d] > kMaxVolumeSide)
+      throw InputError(path, "dim[" + std::to_string(d) + "]",
+                       "is " + std::to_string(h.dim[d]) + ", out of range [1, " + std::to_string(kMaxVolumeSide) + "]");
+  }
+  if (!nifti_is_valid_datatype(h.datatype))
+    throw InputError(path, "datatype", "unknown NIfTI datatype code " + std::to_string(h.datatype));
+  int nbyper = 0, swapsize = 0;
+  nifti_datatype_sizes(h.datatype, &nbyper, &swapsize);
+  double bytes = std::max(nbyper, 1);
+  std::ostringstream dims;
+  for (int d = 1; d <= h.dim[0]; ++d) {
+    bytes *= static_cast<double>(h.dim[d]);
+    dims << (d > 1 ? "×" : "") << h.dim[d];
+  }
+  if (bytes > 0x1p62)
+    throw InputError(path, "dim", dims.str() + " samples of " + std::to_string(nbyper) +
+                                      " bytes overflow a 64-bit byte count");
+  for (int d = 1; d <= std::min<int64_t>(h.dim[0], 3); ++d) {
+    if (!std::isfinite(h.pixdim[d]) || !(h.pixdim[d] > 0.0)) {
+      std::ostringstream v;
+      v << h.pixdim[d];
+      throw InputError(path, "pixdim[" + std::to_string(d) + "]",
+                       "is " + v.str() + "; a voxel spacing must be a finite number > 0");
+    }
+  }
+  // The samples start at vox_offset: in a single file after the header (NIfTI-1 asks for 352, the header
+  // and its 4 extension bytes; nifti_image_read moves anything smaller up to the header's end), in a
+  // pair's .img anywhere from 0. It must lie within the file that holds them.
+  const double lo = h.single_file ? h.sizeof_hdr : 0.0;
+  std::ostringstream v;
+  v << h.vox_offset;
+  if (!std::isfinite(h.vox_offset) || h.vox_offset < lo) {
+    throw InputError(path, "vox_offset",
+                     "is " + v.str() + "; the samples' byte offset must be a finite number >= " +
+                         std::to_string(static_cast<int>(lo)) + (h.single_file ? " (the header's size)" : ""));
+  }
+  if (h.single_file) {
+    const double size = stream_bytes_up_to(header_file, h.vox_offset + 1.0);
+    if (h.vox_offset > size) {
+      std::ostringstream n;
+      n << std::fixed << std::setprecision(0) << size;
+      throw InputError(path, "vox_offset",
+                       "is " + v.str() + ", past the end of the file (" + n.str() + " bytes" +
+                           (nifti_is_gzfile(header_file.c_str()) ? " uncompressed" : "") + "); allowed: [" +
+                           std::to_string(static_cast<int>(lo)) + ", " + n.str() + "]");
+    }
   }
 }
 
@@ -343,12 +480,44 @@ void check_raw_nifti_dims(const std::string& path, const std::string& header_fil
     throw InputError(path, "magic", std::string("not \"") + (v2 ? "n+2" : "n+1") + "\" or \"" +
                                         (v2 ? "ni2" : "ni1") + "\": a corrupt NIfTI-" + (v2 ? "2" : "1") + " header");
   }
-  check_raw_nifti_dims(path, path);
-  RawNiftiHeader raw;
-  if (parse_raw_nifti(buf, got, raw) && !nifti_is_valid_datatype(raw.datatype))
-    throw InputError(path, "datatype", "unknown NIfTI datatype code " + std::to_string(raw.datatype));
+  check_raw_nifti_header(path, path);
   throw InputError(path, "header",
                    "nifti_image_read rejected the header (invalid dim[], datatype or vox_offset)");
+}
+
+/// Non-finite float32 / float64 samples in the data file of `h`, counted from the raw bytes: nifti_image_load
+/// replaces them by 0 without saying so, so the warning must look before it does. 0 for integer types.
+size_t count_non_finite_nifti(const nifti_image* h) {
+  if ((h->datatype != DT_FLOAT32 && h->datatype != DT_FLOAT64) || !h->iname) return 0;
+  gzFile f = gzopen(h->iname, "rb");
+  if (!f) return 0;
+  size_t bad = 0;
+  if (gzseek(f, static_cast<z_off_t>(h->iname_offset), SEEK_SET) == static_cast<z_off_t>(h->iname_offset)) {
+    const bool swap = h->byteorder != nifti_short_order();
+    const size_t size = static_cast<size_t>(h->nbyper);
+    std::vector<unsigned char> buf(size * 16384);
+    for (int64_t left = h->nvox; left > 0;) {
+      const size_t want = static_cast<size_t>(std::min<int64_t>(left, 16384)) * size;
+      const int got = gzread(f, buf.data(), static_cast<unsigned>(want));
+      if (got <= 0) break;
+      for (size_t at = 0; at + size <= static_cast<size_t>(got); at += size) {
+        unsigned char* p = buf.data() + at;
+        if (swap) std::reverse(p, p + size);
+        if (size == 4) {
+          float x;
+          std::memcpy(&x, p, 4);
+          bad += !std::isfinite(x);
+        } else {
+          double x;
+          std::memcpy(&x, p, 8);
+          bad += !std::isfinite(x);
+        }
+      }
+      left -= got / static_cast<int64_t>(size);
+    }
+  }
+  gzclose(f);
+  return bad;
 }
 
 /// Samples of type T converted to float and scaled.
@@ -364,10 +533,16 @@ Volume load_nifti(const std::string& path) {
     return true;
   }();
   (void)quiet;
+  {
+    // The header file of a .hdr/.img pair, or the file itself; checked before nifti_image_read reads it.
+    char* header = nifti_findhdrname(path.c_str());
+    const std::string header_file = header ? header : path;
+    std::free(header);
+    check_raw_nifti_header(path, header_file);
+  }
   NimPtr nim(nifti_image_read(path.c_str(), 0));
   if (!nim) throw_nifti_header_error(path);
   const nifti_image* h = nim.get();
-  check_raw_nifti_dims(path, h->fname ? h->fname : path);
 
   std::ostringstream dims;
   for (int64_t d = 1; d <= std::clamp<int64_t>(h->dim[0], 0, 7); ++d) dims << (d > 1 ? "×" : "") << h->dim[d];
@@ -383,10 +558,7 @@ Volume load_nifti(const std::string& path) {
                            dims.str() + "); megaview needs a scalar 3-D volume (a 4th axis of size 1 is accepted)");
     }
   }
-  for (int d = 1; d <= 3; ++d) {
-    if (h->dim[d] < 1 || h->dim[d] > std::numeric_limits<int>::max())
-      throw InputError(path, "dim[" + std::to_string(d) + "]", "size " + std::to_string(h->dim[d]) + " out of range");
-  }
+  for (int d = 1; d <= 3; ++d) check_axis_size(path, "dim[" + std::to_string(d) + "]", "", h->dim[d]);
   switch (h->datatype) {
     case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32:
     case DT_INT64: case DT_UINT64: case DT_FLOAT32: case DT_FLOAT64:
@@ -452,10 +624,16 @@ Volume load_nifti(const std::string& path) {
     case DT_FLOAT32: convert<float>(src, count, slope, inter, out); break;
     case DT_FLOAT64: convert<double>(src, count, slope, inter, out); break;
   }
+  if (const size_t bad = count_non_finite_nifti(h))
+    spdlog::warn("{}: data: {} of {} samples are not finite (NaN or infinite); nifti_image_read reads them as 0", path,
+                 bad, count);
+  else
+    warn_non_finite(path, v.data);  // finite samples that scl_slope/scl_inter take out of range
   return v;
 }
 
-/// Available host memory in bytes: MemAvailable from /proc/meminfo, else free physical pages.
+}  // namespace
+
 double host_available_bytes() {
   std::ifstream f("/proc/meminfo");
   std::string key;
@@ -470,8 +648,6 @@ double host_available_bytes() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * page : std::numeric_limits<double>::infinity();
 }
-
-}  // namespace
 
 Volume load_volume(const std::string& path) {
   require_file(path);

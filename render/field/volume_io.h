@@ -1,5 +1,5 @@
 // Loading scalar volumes from NRRD (Teem) and NIfTI-1/-2 (nifti2_io) files, finding named volumes, and
-// refusing volumes that would not fit in memory.
+// refusing volumes that are malformed, degenerate or would not fit in memory.
 //
 // Conventions of the loaded mv::Volume (render/field/volume.h):
 //  - Samples are float32, x (the file's fastest axis) fastest: value(i, j, k) = data[(k·ny + j)·nx + i].
@@ -22,11 +22,17 @@
 //    and the offending field (`dim[0]`, `dim[5]`, `datatype`, `dimension`, `sizes`, `type`, `data`, ...).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "render/field/volume.h"
 
 namespace mv {
+
+/// Largest number of samples along one axis a volume file may declare (a sanity bound: far beyond any
+/// volume that fits in memory, small enough that the product of three sizes and the sample size cannot
+/// overflow).
+inline constexpr int64_t kMaxVolumeSide = int64_t{1} << 20;
 
 /// Reads the scalar volume at `path`: `.nrrd`/`.nhdr` through Teem's nrrdLoad, `.nii`/`.nii.gz` (also
 /// `.hdr`/`.img` pairs) through nifti2_io's nifti_image_read (NIfTI-1 and NIfTI-2). The extension
@@ -40,8 +46,14 @@ namespace mv {
 /// files), a header field Teem complained about ("sizes", "type", "space directions", ...), "data file"
 /// (a detached header's data file cannot be opened), "dimension"/"sizes" (not scalar 3-D), "data"
 /// (truncated or undecodable samples); NIfTI: "header" (too short or rejected), "sizeof_hdr", "magic",
-/// "dim[0]" … "dim[7]" (including a non-positive size, which nifti_image_read alone would read as 1),
-/// "datatype", "data" (truncated samples); both: "size" (check_volume_fits).
+/// "dim[0]" … "dim[7]" (including a non-positive size, which nifti_image_read alone would read as 1, and
+/// one above kMaxVolumeSide), "dim" (the byte count overflows), "datatype", "pixdim[1]" … "pixdim[3]"
+/// (not a finite number > 0), "vox_offset" (not finite, before the header's end in a single file, or
+/// past the file's end), "data" (truncated samples); both: "size" (check_volume_fits).
+/// Degenerate volumes are refused too: an axis with fewer samples than the smallest kernel support (2, the
+/// tent's; render/field/kernel.h) is an InputError naming "sizes" (NRRD) or "dim[i]" (NIfTI).
+/// NaN or infinite samples give one warning (spdlog) naming the file and their count; NRRD keeps them (they
+/// render as empty space), NIfTI's reader turns them into 0.
 Volume load_volume(const std::string& path);
 
 /// Resolves a volume name to a file. In order, the first that exists wins:
@@ -52,6 +64,10 @@ Volume load_volume(const std::string& path);
 ///     at 1 mm, from Debian's mricron-data).
 /// Throws InputError(name, "", "no volume found; tried: ...") listing every path tried.
 std::string default_volume_path(const std::string& name);
+
+/// Available host memory in bytes: MemAvailable of /proc/meminfo, else sysconf(_SC_AVPHYS_PAGES) pages;
+/// infinity when neither can be read.
+double host_available_bytes();
 
 /// Refuses a volume that would not fit: throws InputError(v.source, "size", ...) with the volume's size
 /// (nx·ny·nz·4 bytes — computed from the dimensions, not from data.size(), so a header-only Volume can

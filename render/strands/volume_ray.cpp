@@ -119,7 +119,8 @@ void check_strand_volume(const VolumeView& v, KernelKind k, const std::string& c
     if (dims[a] < need)
       throw InputError(context, std::string("volume.") + names[a],
                        std::to_string(dims[a]) + " samples; kernel " + kernel_name(k) + " needs at least " +
-                           std::to_string(need) + " per axis");
+                           std::to_string(need) + " per axis" +
+                           (v.source ? std::string(" (volume file ") + v.source + ")" : std::string()));
   const Affine3& a = v.world_to_index;
   bool ok = finite3(a.origin);
   for (float m : a.m) ok = ok && std::isfinite(m);

@@ -250,7 +250,8 @@ inline constexpr float kCh2Azimuth = 35.f, kCh2Elevation = 10.f, kCh2Distance = 
 PinholeCamera ch2_camera();
 
 /// Refuses a volume a ray-casting strand cannot sample: InputError(context, "volume", …) for null data, an
-/// axis with fewer than 2R samples for the kernel's radius R, or a non-finite world_to_index.
+/// axis with fewer than 2R samples for the kernel's radius R ("volume.nx" …, the message naming the volume
+/// file when v.source is set), or a non-finite world_to_index.
 void check_strand_volume(const VolumeView& v, KernelKind k, const std::string& context);
 
 /// Checks every field of `s`, in this order, throwing InputError(context, field, …) for the first one out
