@@ -13,6 +13,7 @@
 
 #include "app/core/cli.h"
 #include "app/core/image_io.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
 #include "app/core/plot.h"
 #include "app/core/sort_bench_gpu.h"
@@ -108,17 +109,18 @@ std::string cell(const Timing& t) { return t.valid() ? fmt::format("{:.2f}", t.m
 }  // namespace
 
 void run_sort_bench(const SortBenchCommand& c) {
-  if (!gpu_available()) throw std::runtime_error("sort-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   check_powers(c.sizes, "--sizes");
   check_powers(c.threads, "--threads");
   if (c.batches < 1) throw InputError("", "--batches", "must be at least 1");
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
-  if (!c.csv.empty()) ensure_absent(c.csv);
+  if (!c.csv.empty()) cli::check_output_file(c.csv, "--csv");
   if (!c.plot.empty()) {
     if (c.plot.size() <= 4 || c.plot.compare(c.plot.size() - 4, 4, ".png") != 0)
       throw InputError(c.plot, "--plot", "expected a file name ending in .png");
-    ensure_absent(c.plot);
+    cli::check_output_file(c.plot, "--plot");
   }
+  // After the options and output paths, so that those are named even without a GPU.
+  if (!gpu_available()) throw std::runtime_error("sort-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   const std::vector<uint32_t> sizes = or_all(c.sizes), threads = or_all(c.threads);
 
   fmt::print("sort-bench: {}; one block sorts n float keys with uint32 values, descending\n", gpu_info().name);
