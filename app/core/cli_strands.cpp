@@ -54,10 +54,9 @@ Stats stats_of(const std::vector<uint32_t>& steps) {
 
 /// Runs every strand of `w` to completion (run_strand) on all cores; RGBA8 image and per-strand steps.
 template <class W>
-double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps,
-               const std::string& label) {
+double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps) {
   const uint32_t n = w.num_strands();
-  Progress progress(label, n, "strands");
+  Progress progress("strands", n, "strands");
   std::atomic<uint64_t> finished{0};
   rgba.assign(static_cast<size_t>(width) * height, 0xff000000u);
   steps.assign(n, 0);
@@ -149,7 +148,7 @@ void run_strands(const StrandsCommand& c) {
       const auto w = make(view, p);
       width = p.width, height = p.height;
       what += std::string(", kernel ") + kernel_name(p.kernel) + ", step " + std::to_string(p.step_voxels) + " voxel";
-      ms = run_all(w, width, height, rgba, steps, "strands " + c.workload);
+      ms = run_all(w, width, height, rgba, steps);
     };
     if (c.workload == "vr-lite-cam")
       run_volume(VrLiteCamParams{}, [](const VolumeView& v, const VrLiteCamParams& q) { return make_vr_lite_cam(v, q); });
@@ -162,7 +161,7 @@ void run_strands(const StrandsCommand& c) {
     width = p.width, height = p.height;
     what = "view [" + std::to_string(p.x0) + ", " + std::to_string(p.x1) + "] x [" + std::to_string(p.y0) + ", " +
            std::to_string(p.y1) + "], cap " + std::to_string(p.max_iterations);
-    ms = run_all(w, width, height, rgba, steps, "strands " + c.workload);
+    ms = run_all(w, width, height, rgba, steps);
   }
   write_new_file(c.out, [&](const std::string& tmp) { write_png(tmp, rgba.data(), static_cast<int>(width), static_cast<int>(height)); });
 
