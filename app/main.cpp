@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "app/core/cli.h"
 #include "app/core/cli_params.h"
 #include "app/core/cli_strands.h"
+#include "app/core/cli_validate.h"
 #include "app/core/megakernel_report.h"
 #include "app/core/strand_workloads.h"
 #include "app/gui/gui.h"
@@ -19,6 +21,10 @@
 namespace {
 
 using namespace mv;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Busy-time options: up to 1e7 ms (2.8 hours) per run or series.
+constexpr double kMaxBusyMs = 1e7;
 
 /// The options every command shares; `priority` is bound as text and parsed after CLI11 is done.
 struct Common {
@@ -37,17 +43,19 @@ void add_session_options(CLI::App& app, Common& c) {
   SessionOptions& o = c.session;
   app.add_option("--scene", o.scene, "scene name (a file in scenes/) or path to a scene file")->capture_default_str();
   app.add_option("--width", o.width, "image width in pixels (default: the scene's)")
-      ->check(CLI::Range(kMinResolution, kMaxResolution));
+      ->check(cli::integer(kMinResolution, kMaxResolution, "pixels"));
   app.add_option("--height", o.height, "image height in pixels (default: the scene's)")
-      ->check(CLI::Range(kMinResolution, kMaxResolution));
+      ->check(cli::integer(kMinResolution, kMaxResolution, "pixels"));
   app.add_option("--paths-per-pixel", o.task.paths_per_pixel, "new samples per pixel each time a patch runs")
-      ->check(CLI::Range(1, 64))
+      ->check(cli::integer(1, 64))
       ->capture_default_str();
   app.add_option("--spp", o.task.target_spp, "target samples per pixel (default: the scene's)")
-      ->check(CLI::Range(1, kMaxTargetSpp));
-  app.add_option("--seed", o.task.seed, "random seed (same seed, same image)")->capture_default_str();
+      ->check(cli::integer(1, kMaxTargetSpp));
+  app.add_option("--seed", o.task.seed, "random seed (same seed, same image)")
+      ->check(cli::integer(0, UINT32_MAX))
+      ->capture_default_str();
   app.add_option("--wave-size", o.schedule.wave_size, "tasks per priority wave K")
-      ->check(CLI::Range(1, 1 << 24))
+      ->check(cli::integer(1, 1 << 24))
       ->capture_default_str();
   app.add_flag("--cpu", o.force_cpu, "render on the CPU even when a GPU is present");
 }
@@ -57,16 +65,10 @@ void add_strategy_option(CLI::App& app, Common& c, const std::string& default_te
       ->check(CLI::IsMember(patch_strategies().names()));
 }
 
-/// A number in `text` checked by `ok`; else the message "must be <what>, got <text>".
+/// A number in `text` checked by `ok`; else the message "must be <what>, got "<text>"" (app/core/cli_validate.h).
 template <class T, class Ok>
 CLI::Validator number_check(const std::string& what, Ok ok) {
-  return CLI::Validator(
-      [what, ok](std::string& text) -> std::string {
-        T v{};
-        if (!CLI::detail::lexical_cast(text, v) || !ok(v)) return "must be " + what + ", got " + text;
-        return {};
-      },
-      what);
+  return cli::checked<T>(what, ok);
 }
 
 /// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel_settings.h). They apply whenever the
@@ -106,6 +108,20 @@ void report(const std::string& message) {
   std::fprintf(stderr, "megaview: %s\n", line.c_str());
 }
 
+/// CLI11's message in the program's style where CLI11 words it otherwise: "Could not convert: --x = v"
+/// becomes "--x: could not read "v" as its value". Validated options never get there (cli_validate.h).
+std::string parse_error_text(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const std::string convert = "Could not convert: ";
+  if (what.rfind(convert, 0) == 0) {
+    const size_t eq = what.find(" = ", convert.size());
+    if (eq != std::string::npos)
+      return what.substr(convert.size(), eq - convert.size()) + ": could not read \"" + what.substr(eq + 3) +
+             "\" as its value";
+  }
+  return what;
+}
+
 const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
 
 /// The viewer's target spp without --spp: the reference images' sample count (assets/*.json).
@@ -118,7 +134,7 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_priority_option(app, c);
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cli::integer(0, 100000000));
   app.add_option("--window-shot", gui.window_shot, "after --frames frames, save the window as this PNG");
   app.add_flag("--host-copy", gui.force_host_copy,
                "display through a host copy even where CUDA-GL interop works (to compare their cost)");
@@ -147,7 +163,7 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   app.add_option("--fill-in", gui.fill_in_seconds,
                  "strand mode: seconds of the fill-in replay of each finished run (the strands in the order they "
                  "finished); 0: the finished image at once (default 2, and 0 with --frames)")
-      ->check(CLI::Range(0.0, 60.0));
+      ->check(cli::real({0.0}, {60.0}, "s"));
   app.add_option_function<std::string>(
       "--strand-size",
       [&gui](const std::string& text) {
@@ -171,11 +187,12 @@ CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
   add_megakernel_options(*cmd, c);
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
-  cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")->check(CLI::PositiveNumber);
+  cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"));
   cmd->add_option("--budget", r.budget,
                   "stop after this fraction of the full budget (every patch at the target) was traced, e.g. 0.4 "
                   "for Kerbl 2012's Figs 6-7")
-      ->check(number_check<double>("a number in (0, 1]", [](double v) { return v > 0.0 && v <= 1.0; }));
+      ->check(cli::real({0.0, false}, {1.0}));
   cmd->add_option("--heat-out", r.heat_out, "also write the heat map of samples per patch as this PNG");
   cmd->add_option("--out", r.out, "output PNG; the EXR goes beside it")->required();
   return cmd;
@@ -204,16 +221,15 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
                   "cpu-parallel:none,cpu-parallel:convergence,cpu-parallel:variance without)")
       ->delimiter(',');
   cmd->add_option("--duration-ms", m.duration_ms, "busy time per series")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
       ->capture_default_str();
   cmd->add_option("--interval-ms", m.interval_ms, "busy time between records")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
       ->capture_default_str();
   cmd->add_option("--goal-spp", m.goal_spp,
                   "time to quality: the goal is uniform's MSE at this mean spp; prints each series' time and "
                   "samples to reach it relative to uniform's")
-      ->check(number_check<double>("a finite number in (0, 1048576]",
-                                   [](double v) { return std::isfinite(v) && v > 0.0 && v <= 1048576.0; }));
+      ->check(cli::real({0.0, false}, {static_cast<double>(kMaxTargetSpp)}, "spp"));
   cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P-time and P-samples .png/.pdf")->required();
   return cmd;
 }
@@ -229,7 +245,7 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
       ->delimiter(',')
       ->check(CLI::IsMember(patch_strategies().names()));
   cmd->add_option("--repeat", b.repeat, "timed renders per strategy")
-      ->check(CLI::Range(1, 1000))
+      ->check(cli::integer(1, 1000))
       ->capture_default_str();
   cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
   // The strand bench (app/core/cli_strand_bench.cpp): --workload selects it.
@@ -247,7 +263,9 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_flag("--record-finish-order", sb.record_finish_order,
                 "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv, P.json and P.png/.pdf (--out-prefix)");
-  cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")->capture_default_str();
+  cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")
+      ->check(cli::integer(4096, 1 << 26))
+      ->capture_default_str();
   cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv, P.json and P.png/.pdf");
   return cmd;
 }
@@ -275,16 +293,18 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
   CLI::App* cmd =
       app.add_subcommand("sort-bench", "one-block bitonic sort and merges vs CUB radix sorts (Kerbl 2012, Fig 3)");
   cmd->add_option("--sizes", s.sizes, "keys n, comma separated powers of two in [32, 1024] (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::power_of_two(32, 1024));
   cmd->add_option("--threads", s.threads, "block sizes, comma separated powers of two in [32, 1024] (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::power_of_two(32, 1024));
   cmd->add_option("--batches", s.batches, "sorts of different keys per timed run")
-      ->check(CLI::Range(1, 100000))
+      ->check(cli::integer(1, 100000))
       ->capture_default_str();
   cmd->add_option("--repeat", s.repeat, "timed runs (median reported)")
-      ->check(CLI::Range(1, 1000))
+      ->check(cli::integer(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--seed", s.seed, "random keys")->capture_default_str();
+  cmd->add_option("--seed", s.seed, "random keys")->check(cli::integer(0, UINT32_MAX))->capture_default_str();
   cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file");
   cmd->add_option("--plot", s.plot, "also draw time vs n at the best block size from --csv to this PNG (and .pdf beside it; needs matplotlib)");
   return cmd;
@@ -299,12 +319,19 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")->capture_default_str();
   cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)");
   cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)");
-  cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")->check(CLI::PositiveNumber);
-  cmd->add_option("--azimuth", s.azimuth, "orbit camera azimuth, degrees (0: from the front)")->capture_default_str();
-  cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")->capture_default_str();
-  cmd->add_option("--distance", s.distance, "eye distance from the volume centre (default: ch2's, or framing)");
+  // The bound on the work per strand: the steps along a ray grow as 1 / step (10x the default at most).
+  cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")
+      ->check(cli::real({kMinStrandStepVoxels}, {16.0}, "voxels"));
+  cmd->add_option("--azimuth", s.azimuth, "orbit camera azimuth, degrees (0: from the front)")
+      ->check(cli::real({-360.0}, {360.0}, "degrees"))
+      ->capture_default_str();
+  cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")
+      ->check(cli::real({-89.0}, {89.0}, "degrees"))
+      ->capture_default_str();
+  cmd->add_option("--distance", s.distance, "eye distance from the volume centre (default: ch2's, or framing)")
+      ->check(cli::real({0.0, false}, {1e6}, "world units"));
   cmd->add_option("--smooth", s.smooth, "Gaussian pre-blur of the volume, sigma in voxels (0: none)")
-      ->check(CLI::Range(0.f, 16.f))
+      ->check(cli::real({0.0}, {16.0}, "voxels"))
       ->capture_default_str();
   cmd->add_option("--out", s.out, "output PNG")->required();
   return cmd;
@@ -313,28 +340,33 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
 CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
   CLI::App* cmd = app.add_subcommand(
       "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
-  cmd->add_option("--n", m.n, "queue lengths, comma separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--n", m.n, "queue lengths, comma separated")
+      ->delimiter(',')
+      ->check(cli::integer(2, 1 << 24))
+      ->capture_default_str();
   cmd->add_option("--task-us", m.task_us, "task durations in µs, comma separated")
       ->delimiter(',')
+      ->check(cli::real({1e-3}, {1e7}, "µs"))
       ->capture_default_str();
   cmd->add_option("--workers", m.workers, "concurrent workers (default: an H100's 132 SMs x 8 warps)")
-      ->check(CLI::Range(1u, 1u << 24))
+      ->check(cli::integer(1, 1 << 24))
       ->capture_default_str();
-  cmd->add_option("--segment", m.segment, "entries per queue segment")->check(CLI::Range(1u, 1u << 24))->capture_default_str();
+  cmd->add_option("--segment", m.segment, "entries per queue segment")->check(cli::integer(1, 1 << 24))->capture_default_str();
   cmd->add_option("--sort-us", m.sort_us,
                   "µs per controller pass: unsorted-unsorted,one-sorted,sorted-sorted (default: estimates, see "
                   "app/core/cli.h)")
       ->delimiter(',')
       ->expected(3)
+      ->check(cli::real({1e-3}, {1e6}, "µs"))
       ->capture_default_str();
   cmd->add_option("--buffer-multiplier", m.buffer_multiplier, "multiplier on the time buffers (Kerbl 5.4)")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::real({0.0, false}, {kInf}))
       ->capture_default_str();
   cmd->add_flag("!--no-time-management", m.time_management, "lock segments without checking the time buffers");
   cmd->add_option("--order", m.order, "initial queue order")
       ->check(CLI::IsMember({"ascending", "random", "descending"}))
       ->capture_default_str();
-  cmd->add_option("--seed", m.seed, "seed of the random order")->capture_default_str();
+  cmd->add_option("--seed", m.seed, "seed of the random order")->check(cli::unsigned64())->capture_default_str();
   cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
   return cmd;
 }
@@ -342,23 +374,41 @@ CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
 CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   CLI::App* cmd = app.add_subcommand(
       "sched-bench", "order score S(n) of the GPU megakernel with blocking tasks, controller vs FIFO (Kerbl 2012, Figs 4-5)");
-  cmd->add_option("--n", b.n, "queue lengths, comma separated")->delimiter(',')->capture_default_str();
-  cmd->add_option("--task-us", b.task_us, "task durations in µs, comma separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--n", b.n, "queue lengths, comma separated")
+      ->delimiter(',')
+      ->check(cli::integer(2, 1 << 24))
+      ->capture_default_str();
+  cmd->add_option("--task-us", b.task_us, "task durations in µs, comma separated")
+      ->delimiter(',')
+      ->check(cli::real({0.0, false}, {1e6}, "µs"))
+      ->capture_default_str();
   cmd->add_option("--threads", b.threads, "block sizes of the persistent kernel, comma separated")
       ->delimiter(',')
+      ->check(cli::multiple_of(32, 32, 1024))
       ->capture_default_str();
   cmd->add_option("--controllers", b.controllers, "controller block counts P, comma separated")
       ->delimiter(',')
+      ->check(cli::integer(1, 64))
       ->capture_default_str();
-  cmd->add_option("--segment", b.segment, "segment size S (power of two in [32, 512])")->capture_default_str();
-  cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")->capture_default_str();
+  cmd->add_option("--segment", b.segment, "segment size S (power of two in [32, 512])")
+      ->check(cli::power_of_two(32, 512))
+      ->capture_default_str();
+  cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")
+      ->check(cli::real({0.0, false}, {kInf}))
+      ->capture_default_str();
   cmd->add_flag("!--no-time-management", b.time_management, "lock pairs without the §5.2 time check");
   cmd->add_flag("--wave-aware", b.wave_aware, "buffer = floor(entries ahead / workers) × shortest task");
-  cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")->capture_default_str();
-  cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")->capture_default_str();
+  cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")
+      ->check(cli::integer(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")
+      ->check(cli::integer(1, 1000))
+      ->capture_default_str();
   cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
   cmd->add_flag("--pull-forward", b.pull_forward, "front-pull merges (beyond Kerbl; MegakernelSettings::pull_forward)");
-  cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")->capture_default_str();
+  cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")
+      ->check(cli::integer(1, 1024))
+      ->capture_default_str();
   cmd->add_flag("!--measure-durations", b.static_duration,
                 "§5.3 measured task durations instead of the known static one (§5.4)");
   cmd->add_option("--queue", b.queue,
@@ -417,7 +467,7 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    report(e.what());
+    report(parse_error_text(e));
     return e.get_exit_code();
   }
 
@@ -427,6 +477,11 @@ int run(int argc, char** argv) {
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
     if (gui.session.task.target_spp == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
+    if (!gui.window_shot.empty()) {  // checked before the window opens, never replaced after the frames
+      if (gui.frames == 0) throw InputError("", "--window-shot", "needs --frames N (the shot is taken after N frames)");
+      sibling_path(gui.window_shot, "--window-shot", ".png", ".png");
+      cli::check_output_file(gui.window_shot, "--window-shot");
+    }
     return run_gui(gui);
   }
   // Options before the subcommand belong to the viewer; say so rather than ignore them.

@@ -178,4 +178,15 @@ std::vector<std::string> strategies_on(Side side);
 /// Millions of samples (paths) per second of busy time.
 double msamples_per_second(uint64_t paths, double busy_ms);
 
+/// Before a Session is made: the film of `o`'s resolution (the scene's where --width / --height are not
+/// given; the scene file is read for it) must fit in half the available host memory. Throws InputError
+/// naming --width/--height (or --scene) with the bytes needed and available. (Film::allocate checks the
+/// GPU's free memory when the film goes there.)
+void check_film_memory(const SessionOptions& o);
+
+/// Host bytes a run of `strands` strands is estimated to hold (state, step count, status and RGBA image:
+/// kStrandBytesEstimate each).
+inline constexpr uint64_t kStrandBytesEstimate = 128;
+uint64_t strand_bytes_estimate(uint64_t strands);
+
 }  // namespace mv

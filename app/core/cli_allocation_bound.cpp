@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "app/core/cli.h"
+#include "app/core/progress.h"
 #include "render/allocation_bound.h"
 #include "render/gpu.h"
 
@@ -12,8 +13,11 @@ namespace mv {
 void run_allocation_bound(const AllocationBoundCommand& c) {
   SessionOptions o = c.session;
   if (o.strategy.empty()) o.strategy = !o.force_cpu && gpu_available() ? "uniform" : "cpu-parallel";
+  check_film_memory(o);
   Session s(o);
-  const FrameStats fs = s.run(0, 0.0);
+  Progress progress("allocation-bound", static_cast<double>(s.workload().remaining_paths()), "samples");
+  const FrameStats fs = s.run(0, 0.0, [&](const FrameStats& f) { progress.update(static_cast<double>(f.total_paths)); });
+  progress.finish();
   const AllocationBound b = allocation_bound(s.workload().film().host_view_synced());
   fmt::print("{} {}x{}, {} spp ({}, {:.1f} ms busy): mean one-sample variance {:.6g} over {} pixels\n",
              s.scene().name, s.width(), s.height(), s.options().task.target_spp, s.strategy().name, fs.total_busy_ms,

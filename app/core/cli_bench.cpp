@@ -7,7 +7,9 @@
 
 #include "app/core/cli.h"
 #include "app/core/figures.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
+#include "app/core/progress.h"
 
 namespace mv {
 
@@ -41,9 +43,10 @@ void print_header(const Session& s, uint64_t paths_per_render, const char* prior
 void run_bench(const BenchCommand& c) {
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
   if (!c.csv.empty()) {
-    ensure_absent(c.csv);
+    cli::check_output_file(c.csv, "--csv");
     ensure_absent(figure_metadata_path(c.csv));
   }
+  check_film_memory(c.session);
   const std::vector<std::string> names = !c.strategies.empty()                     ? c.strategies
                                          : !c.session.force_cpu && gpu_available() ? strategies_on(Side::Device)
                                                                                    : strategies_on(Side::Host);
@@ -52,6 +55,14 @@ void run_bench(const BenchCommand& c) {
   std::string csv = "strategy,priority,repeat,busy_ms,wall_ms,paths,msamples_per_s\n";
   const char* priority = priority_name(c.session.task.priority);
   double first_msps = 0.0;
+  // Progress in renders: a tenth for each warm-up, one for each timed repeat.
+  Progress progress("bench", static_cast<double>(names.size()) * (c.repeat + 0.1), "renders");
+  double renders_done = 0.0;
+  const auto render_progress = [&](double share, uint64_t goal) {
+    return [&progress, &renders_done, share, goal](const FrameStats& f) {
+      progress.update(renders_done + share * static_cast<double>(f.total_paths) / static_cast<double>(std::max<uint64_t>(goal, 1)));
+    };
+  };
   for (size_t k = 0; k < names.size(); ++k) {
     SessionOptions o = c.session;
     o.strategy = names[k];
@@ -59,13 +70,16 @@ void run_bench(const BenchCommand& c) {
       Session warm(o);  // untimed: a tenth of a render (CUDA module loading, TBB's thread pool, caches)
       const uint64_t total = static_cast<uint64_t>(warm.width()) * warm.height() * warm.options().task.target_spp;
       if (k == 0) print_header(warm, total, priority, c.repeat);
-      warm.run(std::max<uint64_t>(1, total / 10), 0.0);
+      warm.run(std::max<uint64_t>(1, total / 10), 0.0, render_progress(0.1, std::max<uint64_t>(1, total / 10)));
+      renders_done += 0.1;
     }
     std::vector<Run> runs;
     for (int r = 0; r < c.repeat; ++r) {
       Session s(o);
+      const uint64_t goal = s.workload().remaining_paths();
       const auto t0 = std::chrono::steady_clock::now();
-      const FrameStats fs = s.run(0, 0.0);
+      const FrameStats fs = s.run(0, 0.0, render_progress(1.0, goal));
+      renders_done += 1.0;
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       runs.push_back({fs.total_busy_ms, wall, fs.total_paths});
       csv += fmt::format("{},{},{},{:.3f},{:.3f},{},{:.4f}\n", names[k], priority, r, fs.total_busy_ms, wall,
@@ -80,6 +94,7 @@ void run_bench(const BenchCommand& c) {
                median(wall), first_msps > 0 ? m / first_msps : 0.0);
     std::fflush(stdout);  // one row per strategy as it finishes
   }
+  progress.finish();
   if (!c.csv.empty()) {
     write_new_text_file(c.csv, csv);
     FigureMetadata meta;  // a table, no figure

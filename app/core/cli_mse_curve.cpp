@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <set>
 
 #include "app/core/cli.h"
 #include "app/core/megakernel_report.h"
 #include "app/core/image_io.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
 #include "app/core/figures.h"
 #include "render/gpu.h"
+#include "app/core/progress.h"
 
 namespace mv {
 
@@ -83,7 +86,8 @@ std::unique_ptr<Session> make_session(const MseCurveCommand& c, const SeriesSpec
 
 /// Records (busy ms, paths, MSE) after each frame that passed the next multiple of the interval, and
 /// at the end (duration reached or every patch finished).
-std::vector<Record> run_series(Session& s, const MseCurveCommand& c) {
+/// `progress` receives the series' busy time after every frame.
+std::vector<Record> run_series(Session& s, const MseCurveCommand& c, const std::function<void(double)>& progress) {
   const double pixels = static_cast<double>(s.width()) * s.height();
   std::vector<Record> records;
   double next_mark = c.interval_ms;
@@ -94,6 +98,7 @@ std::vector<Record> run_series(Session& s, const MseCurveCommand& c) {
       records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
       next_mark = (std::floor(fs.total_busy_ms / c.interval_ms) + 1.0) * c.interval_ms;
     }
+    progress(fs.total_busy_ms);
     if (stop) return records;
   }
 }
@@ -164,8 +169,10 @@ void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpe
 }  // namespace
 
 void run_mse_curve(const MseCurveCommand& c) {
+  if (!(std::isfinite(c.duration_ms) && c.duration_ms > 0.0 && c.duration_ms <= 1e7))
+    throw InputError("", "--duration-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.duration_ms));
   if (!(c.interval_ms > 0.0 && c.duration_ms >= c.interval_ms))
-    throw InputError("", "--interval-ms", fmt::format("must be in (0, --duration-ms = {}]", c.duration_ms));
+    throw InputError("", "--interval-ms", fmt::format("must be in (0, --duration-ms = {}] ms, got \"{}\"", c.duration_ms, c.interval_ms));
   std::vector<SeriesSpec> specs;
   std::set<std::string> seen;
   for (const std::string& e : c.compare) {
@@ -174,9 +181,11 @@ void run_mse_curve(const MseCurveCommand& c) {
       throw InputError("", "--compare", "series \"" + specs.back().label + "\" is listed twice");
   }
   if (specs.empty()) throw InputError("", "--compare", "needs at least one strategy[:priority] entry");
+  cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv"});
   const std::string csv = c.out_prefix + ".csv";
   for (const std::string& f : figure_files("mse-curve", c.out_prefix)) ensure_absent(f);
-  for (const std::string& f : {csv, figure_metadata_path(csv)}) ensure_absent(f);
+  ensure_absent(figure_metadata_path(csv));
+  check_film_memory(c.session);
 
   // Untimed warm-up of each strategy (CUDA module loading, TBB's thread pool, caches).
   std::set<std::string> warmed;
@@ -189,9 +198,11 @@ void run_mse_curve(const MseCurveCommand& c) {
   std::vector<std::vector<Record>> results;
   std::string text = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
   std::string scene, reference;
+  Progress progress("mse-curve", c.duration_ms * static_cast<double>(specs.size()), "ms busy");
   for (const SeriesSpec& spec : specs) {
     const auto s = make_session(c, spec);
-    results.push_back(run_series(*s, c));
+    const double before = c.duration_ms * static_cast<double>(results.size());
+    results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }));
     scene = fmt::format("{} {}x{}", s->scene().name, s->width(), s->height());
     reference = s->reference_path();
     for (const Record& r : results.back()) {
@@ -200,6 +211,7 @@ void run_mse_curve(const MseCurveCommand& c) {
     }
   }
 
+  progress.finish();
   write_new_text_file(csv, text);
   FigureMetadata meta;
   meta.kind = meta.subcommand = "mse-curve";

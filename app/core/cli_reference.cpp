@@ -1,5 +1,5 @@
-// `megaview reference`: the ground truth of a scene, with a progress bar and a sidecar saying how it
-// was made.
+// `megaview reference`: the ground truth of a scene, with progress (app/core/progress.h) and a sidecar
+// saying how it was made.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,66 +11,31 @@
 #include "app/core/capture.h"
 #include "app/core/cli.h"
 #include "app/core/image_io.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
+#include "app/core/progress.h"
 
 namespace mv {
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
-
-/// Progress on stderr: rewritten in place (\r) at most 10 times a second on a terminal, a plain line
-/// per 10 % otherwise (logs, pipes).
-class ProgressBar {
- public:
-  explicit ProgressBar(uint64_t total) : total_(std::max<uint64_t>(total, 1)), tty_(::isatty(STDERR_FILENO) == 1) {}
-
-  void update(const FrameStats& fs, bool final = false) {
-    const auto now = Clock::now();
-    const double frac = std::min(1.0, static_cast<double>(fs.total_paths) / static_cast<double>(total_));
-    if (!final && frac >= 1.0) return;  // the final line says it
-    if (tty_ ? (!final && now - last_ < std::chrono::milliseconds(100)) : (!final && frac < next_decile_)) return;
-    last_ = now;
-    next_decile_ = (static_cast<int>(frac * 10.0) + 1) / 10.0;
-    const double elapsed_s = std::chrono::duration<double>(now - start_).count();
-    // While running: the estimated time left; at the end: the time it took.
-    const double secs = final ? elapsed_s : frac > 0 ? elapsed_s * (1.0 - frac) / frac : 0.0;
-    const int whole = static_cast<int>(secs + 0.5);
-    const int filled = static_cast<int>(frac * kWidth);
-    const std::string line = fmt::format("[{}{}] {:5.1f}%  {:8.2f} Msamples/s  {} {}:{:02d}", std::string(filled, '#'),
-                                         std::string(kWidth - filled, '.'), 100.0 * frac,
-                                         msamples_per_second(fs.total_paths, fs.total_busy_ms), final ? "took" : "ETA",
-                                         whole / 60, whole % 60);
-    std::fputs(tty_ ? ("\r" + line + (final ? "\n" : "")).c_str() : (line + "\n").c_str(), stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  static constexpr int kWidth = 30;
-  uint64_t total_;
-  bool tty_;
-  Clock::time_point start_ = Clock::now(), last_{};
-  double next_decile_ = 0.1;
-};
-
-}  // namespace
 
 void run_reference(const ReferenceCommand& c) {
   const std::string json_path = sibling_path(c.out, "--out", ".exr", ".json");
-  if (!c.force) {
-    ensure_absent(c.out);
-    ensure_absent(json_path);
-  }
+  cli::check_output_file(c.out, "--out", c.force);
+  cli::check_output_file(json_path, "--out", c.force);
+  check_film_memory(c.session);
   SessionOptions o = c.session;
   if (o.strategy.empty()) o.strategy = !o.force_cpu && gpu_available() ? "uniform" : "cpu-parallel";
   o.task.priority = PriorityFunction::None;  // every patch ends at the target: order only costs time
   Session s(o);
 
   const uint64_t total = static_cast<uint64_t>(s.width()) * s.height() * s.options().task.target_spp;
-  ProgressBar bar(total);
+  Progress::Options po;
+  po.first_after_s = 0.0;  // a reference is a long job by nature: progress from the start
+  Progress progress("reference", static_cast<double>(total), "samples", po);
   const auto t0 = Clock::now();
-  const FrameStats fs = s.run(0, 0, [&](const FrameStats& f) { bar.update(f); });
-  bar.update(fs, true);
+  const FrameStats fs = s.run(0, 0, [&](const FrameStats& f) { progress.update(static_cast<double>(f.total_paths)); });
+  progress.finish();
   const double elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
   const std::vector<float> linear = s.mean_image();

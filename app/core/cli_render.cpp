@@ -8,7 +8,9 @@
 #include "app/core/cli.h"
 #include "sched/megakernel_settings.h"
 #include "app/core/image_io.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
+#include "app/core/progress.h"
 #include "render/tonemap.h"
 
 namespace mv {
@@ -35,15 +37,26 @@ void print_adaptive_summary(Session& s) {
 }  // namespace
 
 void run_render(const RenderCommand& c) {
+  if (!(c.time_ms >= 0.0 && c.time_ms <= 1e7))
+    throw InputError("", "--time-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.time_ms));
   const std::string exr = sibling_path(c.out, "--out", ".png", ".exr");
-  ensure_absent(c.out);  // refuse before rendering, not after
-  ensure_absent(exr);
-  if (!c.heat_out.empty()) ensure_absent(c.heat_out);
+  cli::check_output_file(c.out, "--out");  // refuse before rendering, not after
+  cli::check_output_file(exr, "--out");
+  if (!c.heat_out.empty()) cli::check_output_file(c.heat_out, "--heat-out");
+  check_film_memory(c.session);
   Session s(c.session);
-  const uint64_t max_paths =
-      c.budget > 0.0 ? static_cast<uint64_t>(c.budget * static_cast<double>(s.workload().remaining_paths())) : 0;
+  const uint64_t remaining = s.workload().remaining_paths();
+  const uint64_t max_paths = c.budget > 0.0 ? static_cast<uint64_t>(c.budget * static_cast<double>(remaining)) : 0;
+  const uint64_t paths_goal = max_paths > 0 ? max_paths : remaining;
+  // With --time-ms the busy time is the measure of progress, else the samples traced.
+  Progress progress("render", c.time_ms > 0.0 ? c.time_ms : static_cast<double>(paths_goal),
+                    c.time_ms > 0.0 ? "ms busy" : "samples");
   const auto t0 = std::chrono::steady_clock::now();
-  const FrameStats fs = s.run(max_paths, c.time_ms);
+  const FrameStats fs = s.run(max_paths, c.time_ms, [&](const FrameStats& f) {
+    const double by_paths = static_cast<double>(f.total_paths) / static_cast<double>(std::max<uint64_t>(paths_goal, 1));
+    progress.update(c.time_ms > 0.0 ? std::max(f.total_busy_ms, by_paths * c.time_ms) : static_cast<double>(f.total_paths));
+  });
+  progress.finish();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::vector<uint32_t> rgba;

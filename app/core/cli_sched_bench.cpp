@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/core/cli.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
 #include "app/core/figures.h"
 #include "app/core/sched_bench_gpu.h"
@@ -38,7 +39,8 @@ void validate(const SchedBenchCommand& c) {
   if (c.controllers.empty()) throw InputError("", "--controllers", "needs at least one controller count");
   if (c.segment < 32 || c.segment > 512 || (c.segment & (c.segment - 1)))
     throw InputError("", "--segment", fmt::format("{} is not a power of two in [32, 512]", c.segment));
-  if (!(c.buffer_multiplier > 0.0)) throw InputError("", "--buffer-multiplier", "must be positive");
+  if (!(c.buffer_multiplier > 0.0 && std::isfinite(c.buffer_multiplier)))
+    throw InputError("", "--buffer-multiplier", fmt::format("must be a finite number > 0, got \"{}\"", c.buffer_multiplier));
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
   if (c.blocks_per_sm > 64) throw InputError("", "--blocks-per-sm", "must be in [0, 64]");
   if (c.pull_distance < 1 || c.pull_distance > 1024)
@@ -48,7 +50,9 @@ void validate(const SchedBenchCommand& c) {
 }  // namespace
 
 void run_sched_bench(const SchedBenchCommand& c) {
-  validate(c);  // first: a bad option is named even without a GPU
+  validate(c);  // first: a bad option or output path is named even without a GPU
+  cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv", ".png"});
+  if (!c.order_log.empty()) cli::check_output_file(c.order_log, "--order-log");
   if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   const std::string csv_path = c.out_prefix + ".csv";
   for (const std::string& f : figure_files("sched-bench", c.out_prefix)) ensure_absent(f);

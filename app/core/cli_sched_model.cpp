@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "app/core/cli.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
 #include "app/core/figures.h"
 #include "sched/queue_model.h"
@@ -37,7 +38,8 @@ void validate(const SchedModelCommand& c) {
   if (c.segment < 1 || c.segment > *std::min_element(c.n.begin(), c.n.end()))
     throw InputError("", "--segment", fmt::format("{} is not in [1, smallest n]", c.segment));
   if (c.workers < 1) throw InputError("", "--workers", "must be at least 1");
-  if (!(c.buffer_multiplier > 0.0)) throw InputError("", "--buffer-multiplier", "must be positive");
+  if (!(c.buffer_multiplier > 0.0 && std::isfinite(c.buffer_multiplier)))
+    throw InputError("", "--buffer-multiplier", fmt::format("must be a finite number > 0, got \"{}\"", c.buffer_multiplier));
 }
 
 QueueModelResult run_model(QueueModelParams p) {
@@ -53,6 +55,7 @@ QueueModelResult run_model(QueueModelParams p) {
 void run_sched_model(const SchedModelCommand& c) {
   validate(c);
   const InitialOrder order = parse_order(c.order);
+  cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv"});
   const std::string csv_path = c.out_prefix + ".csv";
   for (const std::string& f : figure_files("sched-model", c.out_prefix)) ensure_absent(f);
   for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);

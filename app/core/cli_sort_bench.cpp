@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "app/core/cli.h"
+#include "app/core/cli_validate.h"
 #include "app/core/output_file.h"
 #include "app/core/figures.h"
 #include "app/core/sort_bench_gpu.h"
@@ -107,13 +108,12 @@ std::string cell(const Timing& t) { return t.valid() ? fmt::format("{:.2f}", t.m
 }  // namespace
 
 void run_sort_bench(const SortBenchCommand& c) {
-  if (!gpu_available()) throw std::runtime_error("sort-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   check_powers(c.sizes, "--sizes");
   check_powers(c.threads, "--threads");
   if (c.batches < 1) throw InputError("", "--batches", "must be at least 1");
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
   if (!c.csv.empty()) {
-    ensure_absent(c.csv);
+    cli::check_output_file(c.csv, "--csv");
     ensure_absent(figure_metadata_path(c.csv));
   }
   std::string plot_stem;  // the figure: plot_stem.png and .pdf, drawn from the CSV
@@ -124,6 +124,8 @@ void run_sort_bench(const SortBenchCommand& c) {
     plot_stem = c.plot.substr(0, c.plot.size() - 4);
     for (const std::string& f : figure_files("sort-bench", plot_stem)) ensure_absent(f);
   }
+  // After the options and output paths, so that those are named even without a GPU.
+  if (!gpu_available()) throw std::runtime_error("sort-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   const std::vector<uint32_t> sizes = or_all(c.sizes), threads = or_all(c.threads);
 
   fmt::print("sort-bench: {}; one block sorts n float keys with uint32 values, descending\n", gpu_info().name);

@@ -8,8 +8,10 @@
 #include <stdexcept>
 
 #include "app/core/cli.h"
-#include "app/core/output_file.h"
+#include "app/core/cli_validate.h"
 #include "app/core/figures.h"
+#include "app/core/output_file.h"
+#include "app/core/progress.h"
 #include "app/core/strand_view.h"
 #include "app/core/strand_workloads.h"
 #include "render/gpu.h"
@@ -126,6 +128,17 @@ std::vector<const StrandStrategyInfo*> pick_strategies(const StrandWorkloadEntry
   return out;
 }
 
+/// Strand runs done, for the bench's progress (runs are the unit: warm-ups and timed repeats alike).
+struct RunProgress {
+  Progress* progress = nullptr;
+  double runs = 0;
+  void tick() {
+    runs += 1;
+    if (progress) progress->update(runs);
+  }
+};
+RunProgress g_runs;
+
 struct Measured {
   Timing t;
   StrandTimings last;  ///< launches, super-steps, resolved grid, notes of the last repeat
@@ -137,11 +150,12 @@ struct Measured {
 /// (with its image if `image`).
 Measured measure(const StrandWorkloadEntry& w, const StrandStrategyInfo& info, Size size, const StrandRunSettings& s,
                  int repeat, bool image, StrandResult* first, bool warm_up) {
-  if (warm_up) w.run(info.name, size.width, size.height, s, false);
+  if (warm_up) w.run(info.name, size.width, size.height, s, false), g_runs.tick();
   Measured m;
   std::vector<double> ms;
   for (int r = 0; r < repeat; ++r) {
     StrandResult res = w.run(info.name, size.width, size.height, s, image && r == 0);
+    g_runs.tick();
     ms.push_back(res.timing.ms);
     const uint64_t h = strands_hash(res);
     if (r == 0) m.strands = h;
@@ -217,6 +231,15 @@ std::vector<uint32_t> powers(uint32_t lo, uint32_t hi) {
   std::vector<uint32_t> v;
   for (uint32_t x = lo; x <= hi; x *= 2) v.push_back(x);
   return v;
+}
+
+/// The configurations sweep_workload runs for `info` (for the progress' total).
+uint64_t sweep_config_count(const StrandStrategyInfo& info, const StrandBenchCommand& c) {
+  if (info.task_groups) return 9;  // quantum 4, 16, 64 x three group priorities
+  if (!info.uses_grid) return 1;
+  uint64_t n = 0;
+  for (uint32_t nb : powers(64, 1024)) n += powers(64, std::min<uint32_t>(1024, c.sweep_max_threads / nb)).size();
+  return n * (info.uses_work_unit ? 5 : 1);
 }
 
 void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
@@ -296,6 +319,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
       try {
         if (info->needs_gpu && !warmed) {  // once per strategy: module loading, first-touch costs
           w.run(info->name, size.width, size.height, s, false);
+          g_runs.tick();
           warmed = true;
         }
         m = measure(w, *info, size, s, c.repeat, !imaged, &first, false);
@@ -385,11 +409,33 @@ void run_strand_bench(const StrandBenchCommand& c) {
     csv_path = c.csv;
   }
   const std::string figure_kind = c.sweep ? "strand-sweep" : "strand-bench";
+  if (c.sweep)
+    cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv"});
+  else if (!csv_path.empty())
+    cli::check_output_file(csv_path, "--csv");
   if (!csv_path.empty()) {
-    ensure_absent(csv_path);
     ensure_absent(figure_metadata_path(csv_path));
     for (const std::string& f : figure_files(figure_kind, figure_stem(csv_path))) ensure_absent(f);
   }
+  for (size_t k = 0; k < workloads.size(); ++k)
+    cli::check_host_memory(strand_bytes_estimate(uint64_t{sizes[k].width} * sizes[k].height),
+                           c.size.empty() ? "--workload" : "--size",
+                           fmt::format("{} at {}x{} strands", workloads[k]->name, sizes[k].width, sizes[k].height));
+
+  // Progress in strand runs: warm-ups and timed repeats.
+  double total_runs = 0;
+  for (size_t k = 0; k < workloads.size(); ++k) {
+    if (c.sweep) total_runs += c.repeat;  // the sequential baseline
+    for (const StrandStrategyInfo* info : strategies[k]) {
+      if (c.sweep && info->name == "sequential") continue;
+      total_runs += (info->needs_gpu ? 1 : 0) + static_cast<double>(c.repeat) * (c.sweep ? sweep_config_count(*info, c) : 1);
+    }
+  }
+  Progress progress(c.sweep ? "sweep" : "bench", total_runs, "runs");
+  g_runs = RunProgress{&progress, 0};
+  struct Detach {  // the counter never outlives the progress, also when a run throws
+    ~Detach() { g_runs = RunProgress{}; }
+  } detach;
 
   std::vector<std::string> problems;
   std::string csv;
@@ -404,6 +450,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
     for (size_t k = 0; k < workloads.size(); ++k)
       bench_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems);
   }
+  progress.finish();
   if (!csv_path.empty()) {
     write_new_text_file(csv_path, csv);
     FigureMetadata meta;

@@ -1,16 +1,21 @@
 // `megaview strands` (app/core/cli_strands.h).
 #include "app/core/cli_strands.h"
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "app/core/cli.h"
+#include "app/core/cli_validate.h"
 #include "app/core/image_io.h"
+#include "app/core/progress.h"
 #include "app/core/output_file.h"
 #include "base/errors.h"
 #include "render/field/volume_filter.h"
@@ -51,6 +56,8 @@ Stats stats_of(const std::vector<uint32_t>& steps) {
 template <class W>
 double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps) {
   const uint32_t n = w.num_strands();
+  Progress progress("strands", n, "strands");
+  std::atomic<uint64_t> finished{0};
   rgba.assign(static_cast<size_t>(width) * height, 0xff000000u);
   steps.assign(n, 0);
   const auto q = [](float v) -> uint32_t {
@@ -68,7 +75,9 @@ double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t
       const Vec3 c = w.color(s, st);
       rgba[w.pixel(i)] = q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (255u << 24);
     }
+    progress.update(static_cast<double>(finished += r.size()));
   });
+  progress.finish();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -97,10 +106,24 @@ void run_strands(const StrandsCommand& c) {
   const bool volume_workload = c.workload == "vr-lite-cam" || c.workload == "illust-vr";
   if (!volume_workload && c.workload != "mandelbrot")
     throw InputError("", "--workload", "unknown workload '" + c.workload + "' (allowed: vr-lite-cam, illust-vr, mandelbrot)");
+  if (c.step_voxels != 0.f && !(c.step_voxels >= kMinStrandStepVoxels && c.step_voxels <= 16.f))
+    throw InputError("", "--step", fmt::format("must be a finite number in [{:g}, 16] voxels, got \"{}\"",
+                                               kMinStrandStepVoxels, c.step_voxels));
+  if (!(std::isfinite(c.distance) && c.distance >= 0.f))
+    throw InputError("", "--distance", fmt::format("must be a finite number > 0, got \"{}\"", c.distance));
+  if (!(c.azimuth >= -360.f && c.azimuth <= 360.f))
+    throw InputError("", "--azimuth", fmt::format("must be a finite number in [-360, 360] degrees, got \"{}\"", c.azimuth));
+  if (!(c.elevation >= -89.f && c.elevation <= 89.f))
+    throw InputError("", "--elevation", fmt::format("must be a finite number in [-89, 89] degrees, got \"{}\"", c.elevation));
+  if (!(c.smooth >= 0.f && c.smooth <= 16.f))
+    throw InputError("", "--smooth", fmt::format("must be a finite number in [0, 16] voxels, got \"{}\"", c.smooth));
   if (c.out.empty()) throw InputError("", "--out", "give the output PNG");
-  ensure_absent(c.out);
+  cli::check_output_file(c.out, "--out");
   uint32_t width = 0, height = 0;
   if (!c.size.empty()) parse_size(c.size, width, height);
+  if (width > 0)
+    cli::check_host_memory(strand_bytes_estimate(uint64_t{width} * height), "--size",
+                           fmt::format("{}x{} strands", width, height));
 
   std::vector<uint32_t> rgba, steps;
   double ms = 0;

@@ -10,12 +10,16 @@
 
 namespace mv {
 
+/// The smallest ray step `megaview strands --step` takes, in voxels: the steps per ray grow as 1 / step,
+/// so this bounds the work per strand at 10 times that of the default step 0.5.
+inline constexpr double kMinStrandStepVoxels = 0.05;
+
 struct StrandsCommand {
   std::string workload = "vr-lite-cam";  ///< vr-lite-cam, illust-vr or mandelbrot
   std::string volume = "ch2";            ///< a name or path for default_volume_path (volume workloads)
   std::string size;                      ///< "WxH"; empty: the workload's (460x360, 640x480, 2000x2000)
   std::string kernel;                    ///< tent, ctmr or bspln3; empty: the workload's
-  float step_voxels = 0.f;               ///< > 0: ray step in voxels; 0: the workload's (0.5)
+  float step_voxels = 0.f;               ///< [kMinStrandStepVoxels, 16]: ray step in voxels; 0: the workload's (0.5)
   /// The camera: orbit_camera(volume, azimuth, elevation, distance) (render/strands/volume_ray.h).
   float azimuth = kCh2Azimuth, elevation = kCh2Elevation;  ///< degrees
   float distance = 0.f;  ///< world units; 0: kCh2Distance for ch2 (= ch2_camera()), else framing the grid
@@ -23,7 +27,9 @@ struct StrandsCommand {
   std::string out;                       ///< F.png (required)
 };
 
-/// Throws InputError for a bad size, workload, kernel, volume or an existing output file.
+/// Throws InputError for a bad size, workload, kernel, step, camera, volume, an output path that cannot
+/// be written or already exists (checked before any work), or strands that would not fit in host memory.
+/// Progress on stderr (app/core/progress.h) while the strands run.
 void run_strands(const StrandsCommand& c);
 
 }  // namespace mv

@@ -1,0 +1,432 @@
+// Bad command-line input, run through the built binary as a user runs it: every case must end with a
+// non-zero exit status and one line on stderr, "megaview: …", that names the option (or file) at fault,
+// fail while checking its input (fast, without a GPU), and leave the output folder exactly as it was:
+// nothing written, nothing replaced. Tables per class of input: numbers, output paths, memory.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/core/cli_validate.h"
+#include "app/core/progress.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// CLI11's exit status for a value its validators refused (app/core/cli_validate.h); input errors found
+/// after parsing exit with 1.
+constexpr int kRefused = static_cast<int>(CLI::ExitCodes::ValidationError);
+
+struct Case {
+  std::string args;                 ///< after `megaview`; "{d}" is the output folder
+  std::vector<std::string> parts;   ///< the message contains each ({d} replaced); the first names the option or file
+  int code = kRefused;
+  std::vector<std::string> absent;  ///< the message contains none of these
+};
+
+std::string expand(std::string s, const std::string& dir) {
+  for (size_t at = s.find("{d}"); at != std::string::npos; at = s.find("{d}", at + dir.size())) s.replace(at, 3, dir);
+  return s;
+}
+
+/// Every file under `dir` with its size, modification time and contents.
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    struct stat st {};
+    ::lstat(e.path().c_str(), &st);
+    files[e.path().string()] = std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+                               std::to_string(st.st_mtim.tv_nsec) +
+                               (e.is_regular_file() ? ":" + test::slurp(e.path().string()) : std::string("/"));
+  }
+  return files;
+}
+
+/// A folder with files that must survive: existing.{png,exr,csv,json}, pre.csv (a prefix "pre"), a file
+/// "afile" (not a folder) and a folder "sub".
+void populate(const std::string& dir) {
+  for (const char* name : {"existing.png", "existing.exr", "existing.csv", "existing.json", "pre.csv", "afile"})
+    std::ofstream(fs::path(dir) / name, std::ios::binary) << "precious " << name;
+  std::ofstream(fs::path(dir) / "exronly.exr", std::ios::binary) << "precious exr";  // the EXR of exronly.png
+  fs::create_directory(fs::path(dir) / "sub");
+}
+
+void run_cases(const std::vector<Case>& cases, const std::string& env = "") {
+  test::TempDir io("bad-io"), out("bad-out");
+  populate(out.str());
+  const auto before = snapshot(out.str());
+  for (const Case& c : cases) {
+    const std::string args = expand(c.args, out.str());
+    SCOPED_TRACE("megaview " + args);
+    const auto t0 = std::chrono::steady_clock::now();
+    const test::CliResult r = test::run_megaview(io, args, env);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.code, c.code) << r.err;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("megaview: ", 0), 0u) << r.err;
+    EXPECT_LT(r.err.size(), 400u) << r.err;  // a sentence, not a dump (e.g. no 300-digit bound)
+    for (const std::string& p : c.parts) EXPECT_NE(r.err.find(expand(p, out.str())), std::string::npos) << p << " in " << r.err;
+    for (const std::string& p : c.absent) EXPECT_EQ(r.err.find(p), std::string::npos) << p << " in " << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_LT(s, 5.0) << "not refused while checking the input";
+    EXPECT_EQ(snapshot(out.str()), before) << "the output folder changed";
+  }
+}
+
+const std::string kRender = "render --cpu --width 32 --height 24 --spp 1 --out '{d}/x.png'";
+const std::string kRenderBare = "render --cpu --out '{d}/x.png'";  // for cases that give --spp, --width, --height
+const std::string kCurve = "mse-curve --cpu --width 32 --height 24 --spp 1 --out-prefix '{d}/c'";
+const std::string kBench = "bench --cpu --width 32 --height 24 --spp 1 --strategies sequential";
+const std::string kStrandBench = "bench --cpu --workload mandelbrot --strategy sequential --size 64x64";
+const std::string kStrands = "strands --workload mandelbrot --size 16x16 --out '{d}/s.png'";
+const std::string kViewer = "--cpu --frames 1";
+
+TEST(BadInputs, NumbersOfRenderAndTheSharedOptions) {
+  const std::string ms = "(0, 1e7] ms";
+  run_cases({
+      {kRender + " --time-ms nan", {"--time-ms: must be a finite number in (0, 1e7] ms, got \"nan\""}},
+      {kRender + " --time-ms inf", {"--time-ms", ms, "\"inf\""}},
+      {kRender + " --time-ms -inf", {"--time-ms", ms}},
+      {kRender + " --time-ms -5", {"--time-ms", ms, "\"-5\""}},
+      {kRender + " --time-ms 0", {"--time-ms", ms, "\"0\""}},
+      {kRender + " --time-ms 1e30", {"--time-ms", ms}},
+      {kRender + " --time-ms abc", {"--time-ms", ms, "(not a number)"}},
+      {kRender + " --budget nan", {"--budget", "(0, 1]"}},
+      {kRender + " --budget 0", {"--budget", "(0, 1]"}},
+      {kRender + " --budget 1.5", {"--budget", "(0, 1]"}},
+      {kRender + " --budget -0.1", {"--budget", "(0, 1]"}},
+      {kRenderBare + " --spp abc", {"--spp: must be an integer in [1, 1048576], got \"abc\" (not a number)"}},
+      {kRenderBare + " --spp 0", {"--spp", "[1, 1048576]", "\"0\""}, kRefused, {"not a number"}},
+      {kRenderBare + " --spp -1", {"--spp", "[1, 1048576]", "\"-1\""}},
+      {kRenderBare + " --spp 1.5", {"--spp", "an integer", "\"1.5\""}, kRefused, {"not a number"}},
+      {kRenderBare + " --spp 2097152", {"--spp", "[1, 1048576]"}},
+      {kRenderBare + " --spp 0x10", {"--spp", "(not a number)"}},
+      {kRenderBare + " --spp 1e3", {"--spp", "an integer"}},
+      {kRender + " --seed -1", {"--seed: must be an integer in [0, 4294967295], got \"-1\""}, kRefused, {"convert"}},
+      {kRender + " --seed 4294967296", {"--seed", "[0, 4294967295]"}},
+      {kRender + " --seed abc", {"--seed", "(not a number)"}},
+      {kRender + " --seed 1.5", {"--seed", "an integer"}},
+      {kRenderBare + " --spp 1 --width 0", {"--width", "[4, 16384] pixels"}},
+      {kRenderBare + " --spp 1 --width nan", {"--width", "(not a number)"}},
+      {kRenderBare + " --spp 1 --width 100000", {"--width", "[4, 16384]", "100000"}},
+      {kRenderBare + " --spp 1 --height -4", {"--height", "[4, 16384]"}},
+      {kRenderBare + " --spp 1 --height abc", {"--height", "(not a number)"}},
+      {kRender + " --paths-per-pixel 0", {"--paths-per-pixel", "[1, 64]"}},
+      {kRender + " --paths-per-pixel 65", {"--paths-per-pixel", "[1, 64]"}},
+      {kRender + " --paths-per-pixel nan", {"--paths-per-pixel", "(not a number)"}},
+      {kRender + " --wave-size 0", {"--wave-size", "[1, 16777216]"}},
+      {kRender + " --wave-size 99999999", {"--wave-size", "[1, 16777216]"}},
+      {kRender + " --priority adaptive --noise-threshold nan", {"--noise-threshold", "(0, 1]"}},
+      {kRender + " --priority adaptive --noise-threshold inf", {"--noise-threshold", "(0, 1]"}},
+      {kRender + " --segment-size 100", {"--segment-size", "power of two", "\"100\""}},
+      {kRender + " --controllers 0", {"--controllers", "[1, 64]"}},
+      {kRender + " --controllers -1", {"--controllers", "[1, 64]", "\"-1\""}},
+      {kRender + " --buffer-multiplier nan", {"--buffer-multiplier", "finite"}},
+      {kRender + " --buckets 2", {"--buckets", "[3, 32]"}},
+      {kRender + " --age-period 1", {"--age-period", "65536"}},
+      {kRender + " --quantum-max 65", {"--quantum-max", "[2, 64]"}},
+      {kRender + " --pull-distance 0", {"--pull-distance", "[1, 1024]"}},
+      {"reference --cpu --width 32 --height 24 --spp nan --out '{d}/r.exr'", {"--spp", "(not a number)"}},
+      {"reference --cpu --width 32 --height 24 --spp 0 --out '{d}/r.exr'", {"--spp", "[1, 1048576]"}},
+      {"reference --cpu --width 32 --height 24 --spp 1 --seed -1 --out '{d}/r.exr'", {"--seed", "[0, 4294967295]"}},
+      {"allocation-bound --cpu --spp -3", {"--spp", "[1, 1048576]"}},
+      {"allocation-bound --cpu --width 3", {"--width", "[4, 16384]"}},
+  });
+}
+
+TEST(BadInputs, NumbersOfMseCurveAndBench) {
+  const std::string ms = "(0, 1e7] ms";
+  run_cases({
+      {kCurve + " --duration-ms nan", {"--duration-ms", ms, "\"nan\""}, kRefused, {"--interval-ms"}},
+      {kCurve + " --duration-ms 0", {"--duration-ms", ms}},
+      {kCurve + " --duration-ms -1", {"--duration-ms", ms}},
+      {kCurve + " --duration-ms 1e30", {"--duration-ms", ms}},
+      {kCurve + " --duration-ms inf", {"--duration-ms", ms}},
+      {kCurve + " --interval-ms nan", {"--interval-ms", ms}},
+      {kCurve + " --interval-ms 0", {"--interval-ms", ms}},
+      {kCurve + " --duration-ms 100 --interval-ms 200", {"--interval-ms", "--duration-ms = 100", "\"200\""}, 1},
+      {kCurve + " --goal-spp nan", {"--goal-spp", "(0, 1048576] spp"}},
+      {kCurve + " --goal-spp 0", {"--goal-spp", "(0, 1048576] spp"}},
+      {kCurve + " --goal-spp 1e9", {"--goal-spp", "(0, 1048576] spp"}},
+      {kCurve + " --controllers 65", {"--controllers", "[1, 64]"}},
+      {kBench + " --repeat 0", {"--repeat", "[1, 1000]"}},
+      {kBench + " --repeat nan", {"--repeat", "[1, 1000]", "\"nan\" (not a number)"}},
+      {kBench + " --repeat 1001", {"--repeat", "[1, 1000]"}},
+      {kBench + " --repeat -1", {"--repeat", "[1, 1000]"}},
+      {kStrandBench + " --permute-seed -1", {"--permute-seed: must be an integer in [0, 2^64 - 1], got \"-1\""}},
+      {kStrandBench + " --permute-seed abc", {"--permute-seed", "(not a number)"}},
+      {kStrandBench + " --permute-seed 1.5", {"--permute-seed", "an integer"}},
+      {kStrandBench + " --permute-seed 18446744073709551616", {"--permute-seed", "2^64 - 1"}},
+      {kStrandBench + " --task-quantum 0", {"--task-quantum", "[1, 65536]"}},
+      {kStrandBench + " --task-quantum 65537", {"--task-quantum", "[1, 65536]"}},
+      {kStrandBench + " --sweep-max-threads 100", {"--sweep-max-threads", "[4096, 67108864]"}},
+      {kStrandBench + " --repeat 0", {"--repeat", "[1, 1000]"}},
+      {"bench --cpu --workload mandelbrot --strategy sequential --size abc", {"--size", "abc"}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --size 0x10", {"--size", "0x10"}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --size 99999x99999", {"--size", "99999x99999"}, 1},
+      {kStrandBench + " --size 32x32", {"--size", "At Most 1"}, static_cast<int>(CLI::ExitCodes::ArgumentMismatch)},
+      {"bench --workload mandelbrot --strategy cuda --cpu --size 64x64", {"cuda", "needs a CUDA GPU (--cpu given)"}, 1},
+  });
+}
+
+TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
+  const std::string step = "[0.05, 16] voxels";
+  run_cases({
+      {kStrands + " --step nan", {"--step", step, "\"nan\""}},
+      {kStrands + " --step 0", {"--step", step}},
+      {kStrands + " --step -1", {"--step", step}},
+      {kStrands + " --step 1e-9", {"--step: must be a finite number in [0.05, 16] voxels, got \"1e-9\""}},
+      {kStrands + " --step 17", {"--step", step}},
+      {kStrands + " --step inf", {"--step", step}},
+      {kStrands + " --distance nan", {"--distance", "(0, 1e6]"}},
+      {kStrands + " --distance 0", {"--distance", "(0, 1e6]", "\"0\""}},
+      {kStrands + " --distance -1", {"--distance", "(0, 1e6]", "\"-1\""}},
+      {kStrands + " --distance inf", {"--distance", "(0, 1e6]"}},
+      {kStrands + " --azimuth nan", {"--azimuth", "[-360, 360] degrees"}},
+      {kStrands + " --elevation 90", {"--elevation", "[-89, 89] degrees"}},
+      {kStrands + " --elevation nan", {"--elevation", "[-89, 89] degrees"}},
+      {kStrands + " --smooth nan", {"--smooth", "[0, 16] voxels"}},
+      {kStrands + " --smooth -1", {"--smooth", "[0, 16] voxels"}},
+      {kStrands + " --smooth 17", {"--smooth", "[0, 16] voxels"}},
+      {"strands --workload mandelbrot --size 10 --out '{d}/s.png'", {"--size", "WxH"}, 1},
+      {"strands --workload mandelbrot --size 99999x1 --out '{d}/s.png'", {"--size", "[1, 16384]"}, 1},
+      {"strands --workload nope --out '{d}/s.png'", {"--workload", "nope"}},
+      {kViewer + " --fill-in nan", {"--fill-in", "[0, 60] s", "\"nan\""}},
+      {kViewer + " --fill-in -1", {"--fill-in", "[0, 60] s"}},
+      {kViewer + " --fill-in 61", {"--fill-in", "[0, 60] s"}},
+      {kViewer + " --fill-in inf", {"--fill-in", "[0, 60] s"}},
+      {"--cpu --frames -1", {"--frames", "[0, 1e8]"}},
+      {"--cpu --frames abc", {"--frames", "(not a number)"}},
+      {"sort-bench --sizes 48", {"--sizes", "power of two in [32, 1024]", "\"48\""}},
+      {"sort-bench --sizes 2048", {"--sizes", "power of two in [32, 1024]"}},
+      {"sort-bench --sizes 64,abc", {"--sizes", "\"abc\" (not a number)"}},
+      {"sort-bench --threads 0", {"--threads", "power of two in [32, 1024]"}},
+      {"sort-bench --batches 0", {"--batches", "[1, 100000]"}},
+      {"sort-bench --repeat 0", {"--repeat", "[1, 1000]"}},
+      {"sort-bench --seed -1", {"--seed", "[0, 4294967295]"}},
+      {"sched-model --out-prefix '{d}/m' --n 1", {"--n", "[2, 16777216]"}},
+      {"sched-model --out-prefix '{d}/m' --n abc", {"--n", "(not a number)"}},
+      {"sched-model --out-prefix '{d}/m' --n 10,nan", {"--n", "\"nan\""}},
+      {"sched-model --out-prefix '{d}/m' --task-us nan", {"--task-us", "[0.001, 1e7] µs"}},
+      {"sched-model --out-prefix '{d}/m' --task-us 0", {"--task-us", "[0.001, 1e7] µs"}},
+      {"sched-model --out-prefix '{d}/m' --workers 0", {"--workers", "[1, 16777216]"}},
+      {"sched-model --out-prefix '{d}/m' --segment 0", {"--segment", "[1, 16777216]"}},
+      {"sched-model --out-prefix '{d}/m' --sort-us 1,2,nan", {"--sort-us", "[0.001, 1e6] µs"}},
+      {"sched-model --out-prefix '{d}/m' --buffer-multiplier nan", {"--buffer-multiplier", "> 0"}},
+      {"sched-model --out-prefix '{d}/m' --buffer-multiplier 0", {"--buffer-multiplier", "> 0"}},
+      {"sched-model --out-prefix '{d}/m' --seed -1", {"--seed", "2^64 - 1"}},
+      {"sched-model --out-prefix '{d}/m' --order sideways", {"--order", "sideways"}},
+      {"sched-bench --out-prefix '{d}/b' --n 1", {"--n", "[2, 16777216]"}},
+      {"sched-bench --out-prefix '{d}/b' --task-us nan", {"--task-us", "(0, 1e6] µs"}},
+      {"sched-bench --out-prefix '{d}/b' --threads 48", {"--threads", "multiple of 32 in [32, 1024]"}},
+      {"sched-bench --out-prefix '{d}/b' --controllers 0", {"--controllers", "[1, 64]"}},
+      {"sched-bench --out-prefix '{d}/b' --segment 100", {"--segment", "power of two in [32, 512]"}},
+      {"sched-bench --out-prefix '{d}/b' --buffer-multiplier inf", {"--buffer-multiplier", "> 0"}},
+      {"sched-bench --out-prefix '{d}/b' --blocks-per-sm 65", {"--blocks-per-sm", "[0, 64]"}},
+      {"sched-bench --out-prefix '{d}/b' --repeat 0", {"--repeat", "[1, 1000]"}},
+      {"sched-bench --out-prefix '{d}/b' --pull-distance 0", {"--pull-distance", "[1, 1024]"}},
+      {"sched-bench --out-prefix '{d}/b' --buckets 33", {"--buckets", "[3, 32]"}},
+  });
+}
+
+TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
+  const std::string exists = "already exists";
+  const std::string missing = "does not exist";
+  const std::string hidden = "hidden file";
+  const std::string folder = "names a folder";
+  run_cases({
+      {"render --cpu --spp 1 --out /nonexistent-megaview/x.png", {"--out", "/nonexistent-megaview", missing}, 1},
+      {"render --cpu --spp 1 --out '{d}/afile/x.png'", {"--out", "{d}/afile", "not a folder"}, 1},
+      {"render --cpu --spp 1 --out '{d}/existing.png'", {"--out", "{d}/existing.png", exists}, 1},
+      {"render --cpu --spp 1 --out '{d}/exronly.png'", {"--out", "{d}/exronly.exr", exists}, 1},
+      {"render --cpu --spp 1 --out '{d}/'", {"--out", ".png"}, 1},
+      {"render --cpu --spp 1 --out '{d}/.png'", {"--out", hidden}, 1},
+      {"render --cpu --spp 1 --out ''", {"--out", ".png"}, 1},
+      {"render --cpu --spp 1 --out '{d}/sub'", {"--out", ".png"}, 1},
+      {"render --cpu --spp 1 --out '{d}/h.png' --heat-out '{d}/existing.png'", {"--heat-out", exists}, 1},
+      {"render --cpu --spp 1 --out '{d}/h.png' --heat-out /nonexistent-megaview/h.png", {"--heat-out", missing}, 1},
+      {"reference --scene room --spp 65536 --out /nonexistent/r.exr", {"--out", "/nonexistent", missing}, 1},
+      {"reference --cpu --spp 1 --out '{d}/existing.exr'", {"--out", "{d}/existing.exr", exists}, 1},
+      {"reference --cpu --spp 1 --out '{d}/afile/r.exr'", {"--out", "not a folder"}, 1},
+      {"reference --cpu --spp 1 --out '{d}/.exr'", {"--out", hidden}, 1},
+      {"reference --cpu --spp 1 --out '{d}/r.png'", {"--out", ".exr"}, 1},
+      {kCurve.substr(0, kCurve.find(" --out-prefix")) + " --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
+      {kCurve.substr(0, kCurve.find(" --out-prefix")) + " --out-prefix '{d}/pre'", {"--out-prefix", "{d}/pre.csv", exists}, 1},
+      {kCurve.substr(0, kCurve.find(" --out-prefix")) + " --out-prefix /nonexistent-megaview/p", {"--out-prefix", missing}, 1},
+      {kCurve.substr(0, kCurve.find(" --out-prefix")) + " --out-prefix ''", {"--out-prefix", "prefix"}, 1},
+      {kBench + " --csv '{d}/existing.csv'", {"--csv", "{d}/existing.csv", exists}, 1},
+      {kBench + " --csv /nonexistent-megaview/b.csv", {"--csv", missing}, 1},
+      {kBench + " --csv '{d}/'", {"--csv", folder}, 1},
+      {kBench + " --csv '{d}/sub'", {"--csv", "is a folder"}, 1},
+      {kStrandBench + " --csv '{d}/existing.csv'", {"--csv", exists}, 1},
+      {kStrandBench + " --csv '{d}/.csv'", {"--csv", hidden}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/pre'", {"--out-prefix", exists}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/existing.png'", {"--out", exists}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out /nonexistent-megaview/s.png", {"--out", missing}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/'", {"--out", folder}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/afile/s.png'", {"--out", "not a folder"}, 1},
+      {"sched-model --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
+      {"sched-model --out-prefix '{d}/pre'", {"--out-prefix", "{d}/pre.csv", exists}, 1},
+      {"sched-model --out-prefix /nonexistent-megaview/m", {"--out-prefix", missing}, 1},
+      {"sched-bench --out-prefix '{d}/pre'", {"--out-prefix", exists}, 1},
+      {"sched-bench --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/existing.csv'", {"--order-log", exists}, 1},
+      {"sort-bench --csv '{d}/existing.csv'", {"--csv", exists}, 1},
+      {"sort-bench --plot '{d}/existing.png'", {"--plot", exists}, 1},
+      {"sort-bench --plot /nonexistent-megaview/p.png", {"--plot", missing}, 1},
+      {kViewer + " --window-shot '{d}/existing.png'", {"--window-shot", "{d}/existing.png", exists}, 1},
+      {kViewer + " --window-shot /nonexistent-megaview/w.png", {"--window-shot", missing}, 1},
+      {kViewer + " --window-shot '{d}/w.txt'", {"--window-shot", ".png"}, 1},
+      {"--cpu --window-shot '{d}/w.png'", {"--window-shot", "--frames"}, 1},
+  });
+}
+
+TEST(BadInputs, JobsThatDoNotFitInMemoryAreRefusedBeforeAllocating) {
+  // A cap of 1 GiB on the memory megaview may assume (app/core/cli_validate.h), so that the cases do not
+  // depend on the machine.
+  const std::string cap = "MEGAVIEW_HOST_MEMORY=1073741824";
+  run_cases(
+      {
+          {"render --cpu --spp 1048576 --width 16384 --height 16384 --out '{d}/x.png'",
+           {"--width/--height", "16384x16384", "GiB", "available"}, 1},
+          {"reference --cpu --spp 1 --width 8192 --height 8192 --out '{d}/r.exr'", {"--width/--height", "8192x8192"}, 1},
+          {"mse-curve --cpu --spp 1 --width 16384 --height 16384 --out-prefix '{d}/c'", {"--width/--height"}, 1},
+          {"bench --cpu --spp 1 --width 16384 --height 16384 --strategies sequential", {"--width/--height"}, 1},
+          {"allocation-bound --cpu --spp 1 --width 16384 --height 16384", {"--width/--height"}, 1},
+          {"bench --cpu --workload mandelbrot --strategy sequential --size 16384x16384", {"--size", "16384x16384", "GiB"}, 1},
+          {"strands --workload mandelbrot --size 16384x16384 --out '{d}/s.png'", {"--size", "16384x16384", "GiB"}, 1},
+      },
+      cap);
+}
+
+TEST(BadInputs, ReferenceIntoAMissingFolderFailsAtOnce) {
+  test::TempDir io("bad-io");
+  const auto t0 = std::chrono::steady_clock::now();
+  const test::CliResult r = test::run_megaview(io, "reference --scene room --spp 65536 --out /nonexistent/r.exr");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err_lines(), 1) << r.err;
+  EXPECT_LT(s, 1.0);
+}
+
+// ---- the validators and the progress class themselves ----
+
+std::string validate(const CLI::Validator& v, std::string text) { return v(text); }
+
+TEST(CliValidate, RangesPrintShortAndExact) {
+  EXPECT_EQ(cli::range_text({0.0, false}, {1e7}), "(0, 1e7]");
+  EXPECT_EQ(cli::range_text({1}, {1048576}), "[1, 1048576]");
+  EXPECT_EQ(cli::range_text({0.05}, {16.0, false}), "[0.05, 16)");
+  EXPECT_EQ(cli::range_text({0.0, false}, {std::numeric_limits<double>::infinity()}), "> 0");
+}
+
+TEST(CliValidate, RealRefusesNonFiniteAndOutOfRangeAndAcceptsTheRange) {
+  const CLI::Validator v = cli::real({0.0, false}, {1e7}, "ms");
+  EXPECT_EQ(validate(v, "nan"), "must be a finite number in (0, 1e7] ms, got \"nan\"");
+  EXPECT_EQ(validate(v, "x"), "must be a finite number in (0, 1e7] ms, got \"x\" (not a number)");
+  for (const char* bad : {"0", "-1", "inf", "1e7.5", "10000001", "", " 5", "5 ", "0x10"}) EXPECT_NE(validate(v, bad), "") << bad;
+  for (const char* good : {"1e-9", "5", "1e7", "2.5", ".5"}) EXPECT_EQ(validate(v, good), "") << good;
+}
+
+TEST(CliValidate, IntegersAreDecimalAndNeverWrap) {
+  const CLI::Validator v = cli::integer(0, UINT32_MAX);
+  EXPECT_NE(validate(v, "-1"), "");
+  EXPECT_NE(validate(v, "4294967296"), "");
+  EXPECT_NE(validate(v, "1.0"), "");
+  std::string octal = "010";
+  EXPECT_EQ(v(octal), "");
+  EXPECT_EQ(octal, "10");  // rewritten: CLI11 would read "010" as octal 8
+  const CLI::Validator u = cli::unsigned64();
+  EXPECT_EQ(validate(u, "18446744073709551615"), "");
+  EXPECT_EQ(validate(u, "-1"), "must be an integer in [0, 2^64 - 1], got \"-1\"");
+  EXPECT_NE(validate(u, "18446744073709551616"), "");
+  EXPECT_NE(validate(cli::power_of_two(32, 512), "96"), "");
+  EXPECT_EQ(validate(cli::power_of_two(32, 512), "64"), "");
+  EXPECT_NE(validate(cli::multiple_of(32, 32, 1024), "48"), "");
+}
+
+TEST(CliValidate, OutputChecksNameTheOptionAndLeaveNoProbeBehind) {
+  test::TempDir dir("out");
+  test::expect_input_error([&] { cli::check_output_file(dir / "none/x.csv", "--csv"); }, "", "--csv", {"does not exist"});
+  test::expect_input_error([&] { cli::check_output_file(dir / ".csv", "--csv"); }, "", "--csv", {"hidden"});
+  test::expect_input_error([&] { cli::check_output_prefix(dir.str() + "/", "--out-prefix", {".csv"}); }, "", "--out-prefix",
+                           {"names a folder"});
+  std::ofstream(dir / "a.csv") << "x";
+  test::expect_input_error([&] { cli::check_output_file(dir / "a.csv", "--csv"); }, "", "--csv", {"already exists"});
+  EXPECT_NO_THROW(cli::check_output_file(dir / "a.csv", "--csv", /*replace=*/true));
+  EXPECT_NO_THROW(cli::check_output_prefix(dir / "p", "--out-prefix", {".csv", ".png"}));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.str()), fs::directory_iterator()), 1);  // only a.csv
+}
+
+TEST(CliValidate, MemoryBeyondHalfOfTheAvailableIsRefusedWithBothAmounts) {
+  const uint64_t avail = cli::available_host_bytes();
+  ASSERT_GT(avail, 0u);
+  EXPECT_NO_THROW(cli::check_host_memory(1024, "--size", "a test"));
+  test::expect_input_error([&] { cli::check_host_memory(avail, "--size", "a test"); }, "", "--size",
+                           {"a test needs", cli::bytes_text(avail)});
+  EXPECT_EQ(cli::bytes_text(3ull << 30), "3.0 GiB");
+  EXPECT_EQ(cli::bytes_text(512), "512 B");
+}
+
+TEST(Progress, PlainLinesAfterTheDelayWithRateEtaAndAFinalLine) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress::Options o;
+    o.terminal = false;
+    o.first_after_s = 0.0;
+    o.line_every_s = 0.0;
+    o.out = f;
+    Progress p("job", 100.0, "steps", o);
+    p.update(25.0);
+    p.update(50.0);
+    p.finish();
+    p.update(60.0);  // after finish: nothing
+  }
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_NE(text.find("job:  25.0%, "), std::string::npos) << text;
+  EXPECT_NE(text.find("steps/s, ETA "), std::string::npos) << text;
+  EXPECT_NE(text.find("job: 100.0%, "), std::string::npos) << text;
+  EXPECT_NE(text.find("took 0:00\n"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;
+}
+
+TEST(Progress, ShortJobsStayQuiet) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress::Options o;
+    o.terminal = false;
+    o.out = f;  // first_after_s: the default 2 s
+    Progress p("job", 10.0, "steps", o);
+    for (int i = 0; i <= 10; ++i) p.update(i);
+    EXPECT_FALSE(p.printed());
+  }
+  EXPECT_EQ(std::ftell(f), 0L);
+  std::fclose(f);
+}
+
+TEST(Progress, TimesAndRatesRead) {
+  EXPECT_EQ(Progress::duration_text(7), "0:07");
+  EXPECT_EQ(Progress::duration_text(754), "12:34");
+  EXPECT_EQ(Progress::duration_text(3723), "1:02:03");
+  EXPECT_EQ(Progress::duration_text(3 * 86400 + 4 * 3600), "3 days 4 h");
+  EXPECT_EQ(Progress::duration_text(std::nan("")), "?");
+  EXPECT_EQ(Progress::rate_text(12.3e6, "samples"), "12.3 Msamples/s");
+  EXPECT_EQ(Progress::rate_text(3.5, "runs"), "3.50 runs/s");
+}
+
+}  // namespace
+}  // namespace mv
