@@ -235,11 +235,11 @@ std::vector<uint32_t> powers(uint32_t lo, uint32_t hi) {
 
 /// The configurations sweep_workload runs for `info` (for the progress' total).
 uint64_t sweep_config_count(const StrandStrategyInfo& info, const StrandBenchCommand& c) {
-  if (info.task_groups) return 9;  // quantum 4, 16, 64 x three group priorities
+  if (info.reads("task-quantum")) return 9;  // quantum 4, 16, 64 x three group priorities
   if (!info.uses_grid) return 1;
   uint64_t n = 0;
   for (uint32_t nb : powers(64, 1024)) n += powers(64, std::min<uint32_t>(1024, c.sweep_max_threads / nb)).size();
-  return n * (info.uses_work_unit ? 5 : 1);
+  return n * (info.reads("work-unit") ? 5 : 1);
 }
 
 void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,

@@ -17,6 +17,7 @@
 
 #include "app/core/capture.h"
 #include "app/core/image_io.h"
+#include "app/core/output_file.h"
 #include "app/core/megakernel_report.h"
 #include "app/core/split.h"
 #include "app/core/strand_view.h"
@@ -631,7 +632,9 @@ int Viewer::save_window_shot() {
   int width = 0, height = 0;
   const std::vector<uint32_t> rgba = window_.read_back_buffer(width, height);
   try {
-    write_png(options_.window_shot, rgba.data(), width, height);
+    // Never over a file, also one created while the viewer ran (the CLI checked it before the window opened).
+    write_new_file(options_.window_shot,
+                   [&](const std::string& tmp) { write_png(tmp, rgba.data(), width, height); });
   } catch (const std::exception& e) {
     spdlog::error("window shot: {}", e.what());
     return 1;
