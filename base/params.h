@@ -51,7 +51,7 @@ struct ParamSpec {
 inline std::string param_allowed_text(const ParamSpec& s) {
   auto num = [](double v) {
     char b[32];
-    std::snprintf(b, sizeof b, "%.10g", v);
+    std::snprintf(b, sizeof b, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.10g", v);
     return std::string(b);
   };
   switch (s.kind) {
@@ -109,8 +109,8 @@ inline std::string param_text(const ParamSpec& s, double v) {
 /// the text came from ("" for the command line).
 inline double parse_param(const ParamSpec& s, std::string_view text, const std::string& file = "") {
   const std::string t(text);
-  auto refuse = [&]() -> double {
-    throw InputError(file, "--" + s.name, "must be " + param_allowed_text(s) + ", got \"" + t + "\"");
+  auto refuse = [&](const char* why = "") -> double {
+    throw InputError(file, "--" + s.name, "must be " + param_allowed_text(s) + ", got \"" + t + "\"" + why);
   };
   double v = 0.0;
   if (s.kind == ParamKind::Bool) {
@@ -123,9 +123,10 @@ inline double parse_param(const ParamSpec& s, std::string_view text, const std::
     if (i == s.choices.size()) return refuse();
     v = static_cast<double>(i);
   } else {
-    if (t.empty()) return refuse();
+    if (t.empty()) return refuse(" (not a number)");
     char* end = nullptr;
     v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str()) return refuse(" (not a number)");
     if (end != t.c_str() + t.size()) return refuse();
   }
   if (!param_allows(s, v)) return refuse();

@@ -232,7 +232,7 @@ inline const ParamTable<StrandRunSettings>& strand_params() {
                "Lehmann 2023 §3.4, §4.2.2"),
           [](const R& r) { return static_cast<double>(r.grid.work_unit); },
           [](R& r, double v) { r.grid.work_unit = static_cast<uint32_t>(v); });
-    t.add(knob("permute-seed", K::Int, 0, 9007199254740991.0, "seed of the random permutation of the index space",
+    t.add(knob("permute-seed", K::Int, 0, 4294967295.0, "seed of the random permutation of the index space",
                "Lehmann 2023 §3.2"),
           &R::permute_seed);
     t.add(knob("prefetch", K::Bool, 0, 1, "cudaMemPrefetchAsync the managed strand arrays to the GPU before the run",

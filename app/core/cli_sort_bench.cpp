@@ -120,6 +120,7 @@ void run_sort_bench(const SortBenchCommand& c) {
   if (!c.plot.empty()) {
     if (c.plot.size() <= 4 || c.plot.compare(c.plot.size() - 4, 4, ".png") != 0)
       throw InputError(c.plot, "--plot", "expected a file name ending in .png");
+    cli::check_output_file(c.plot, "--plot");
     if (c.csv.empty()) throw InputError("", "--plot", "needs --csv: tools/figures.py draws the figure from the CSV");
     plot_stem = c.plot.substr(0, c.plot.size() - 4);
     for (const std::string& f : figure_files("sort-bench", plot_stem)) ensure_absent(f);
