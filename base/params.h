@@ -47,6 +47,28 @@ struct ParamSpec {
   bool advanced = false; ///< shown folded in the GUI (measurement and debugging knobs)
 };
 
+/// Flags of make_param.
+enum ParamFlags : unsigned { kParamAdvanced = 1u, kParamZeroIsOff = 2u, kParamPowerOfTwo = 4u };
+
+/// A spec in one expression (the knob tables list one per line): `flags` is a set of ParamFlags.
+inline ParamSpec make_param(std::string name, ParamKind kind, double min, double max, std::string doc,
+                            std::string source, std::string when = "", unsigned flags = 0,
+                            std::vector<std::string> choices = {}) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.kind = kind;
+  p.min = min;
+  p.max = max;
+  p.doc = std::move(doc);
+  p.source = std::move(source);
+  p.when = std::move(when);
+  p.advanced = (flags & kParamAdvanced) != 0;
+  p.zero_is_off = (flags & kParamZeroIsOff) != 0;
+  p.power_of_two = (flags & kParamPowerOfTwo) != 0;
+  p.choices = std::move(choices);
+  return p;
+}
+
 /// "an integer in [32, 512], a power of two" — the allowed values of `s` in words.
 inline std::string param_allowed_text(const ParamSpec& s) {
   auto num = [](double v) {

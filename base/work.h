@@ -12,7 +12,7 @@
 // All of these are MV_HD, so a CPU strategy, a GPU strategy and the tests run the same per-item code.
 // Two kinds of item implement the contract:
 //   - a strand (Lehmann 2023 §2; render/strands/strand.h): one update is one super-step of one strand;
-//   - a patch task (Kerbl 2012 §6.3; render/patch_task.h): one update is one batch of samples of a 4×4
+//   - a patch task (Kerbl 2012 §6.3; render/pathtracer/patch_task.h): one update is one batch of samples of a 4×4
 //     pixel patch, and the patch stays active until it reaches its target spp. Its state lives in the
 //     Film, so the task view updates the film in place rather than a State value.
 // Strategies (sched/) only see this contract; they never include a workload (docs/architecture.md).

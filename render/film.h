@@ -2,7 +2,7 @@
 //
 // Per pixel (row-major, y = 0 the top row): Σ radiance and Σ radiance² as linear RGB float32 (the 4th
 // lane is padding, so each pixel is one 16-byte access), Σ 2·radiance over the odd-indexed samples only
-// (the half-sample buffer of adaptive sampling, render/priority.h), and the sample count. Per 4×4 patch:
+// (the half-sample buffer of adaptive sampling, render/pathtracer/priority.h), and the sample count. Per 4×4 patch:
 // the samples per pixel done (the heat map; every pixel of a patch has the same count under the patch
 // task) and the adaptive-sampling state word (kPatchPixelsConverged, kPatchStopped). Display, capture and
 // MSE read only the film. The film lives on the host, on the device, or both; `Film::make_current` moves

@@ -3,7 +3,7 @@
 // A GPU strand strategy launches n blocks of b threads (n·b CUDA threads in all); the global-queue
 // strategies (§3.4) hand out work units of c consecutive strands. `auto` lets each strategy pick n and b
 // from the CUDA occupancy API for its own kernel (one full wave of resident blocks, see
-// sched/strand_gpu.cuh) with c = 1, the paper's best work unit (§4.2.2).
+// sched/gpu/strand_gpu.cuh) with c = 1, the paper's best work unit (§4.2.2).
 //
 // n·b may exceed the number of strands (the surplus threads find no strand and exit), and c need not
 // divide it (the last unit is shorter). CPU strategies ignore the grid.

@@ -1,18 +1,18 @@
 // The strand strategy registry of one workload type: Appendix A's nine strategies, in the paper's order
 // (Lehmann 2023, §4.1.2 and Appendix A), then the patch-task strategies running the strands in
-// groups of 32 (sched/strand_task_strategy.cuh). Include from a CUDA translation unit: it instantiates
+// groups of 32 (sched/adapters/strand_task_strategy.cuh). Include from a CUDA translation unit: it instantiates
 // the GPU kernels for W.
 #pragma once
 
 #include <memory>
 
-#include "sched/exact_priority.h"
-#include "sched/gpu_strategies.cuh"
-#include "sched/megakernel.cuh"
-#include "sched/strand_cpu.h"
-#include "sched/strand_gpu.cuh"
+#include "sched/cpu/exact_priority.h"
+#include "sched/gpu/gpu_strategies.cuh"
+#include "sched/megakernel/megakernel.cuh"
+#include "sched/cpu/strand_cpu.h"
+#include "sched/gpu/strand_gpu.cuh"
 #include "sched/strand_strategy.h"
-#include "sched/strand_task_strategy.cuh"
+#include "sched/adapters/strand_task_strategy.cuh"
 
 namespace mv {
 

@@ -32,6 +32,7 @@
 #include <cooperative_groups.h>
 #endif
 
+#include "base/enum_names.h"
 #include "base/common.h"
 #include "base/errors.h"
 #include "base/params.h"
@@ -43,10 +44,10 @@ namespace mv {
 
 /// Strands per task when a patch-task strategy (uniform, sorted-waves, megakernel, sequential-priority)
 /// runs a strand program: one warp's worth, so the GPU strategies' warp-per-task mapping gives each lane
-/// one strand (sched/strand_tasks.h).
+/// one strand (sched/adapters/strand_tasks.h).
 inline constexpr uint32_t kStrandTaskGroup = 32;
 
-/// The priority of a group of strands run as a task (sched/strand_tasks.h; larger runs sooner). Every
+/// The priority of a group of strands run as a task (sched/adapters/strand_tasks.h; larger runs sooner). Every
 /// rule first runs each group once (unstarted groups have kUnsampledPriority, as unsampled patches do),
 /// because until then nothing is known about the group's work.
 enum class StrandTaskPriority : uint8_t {
@@ -62,22 +63,14 @@ enum class StrandTaskPriority : uint8_t {
   LeastRemaining = 2,
 };
 
-/// "fifo", "most-remaining", "least-remaining".
-inline const char* strand_task_priority_name(StrandTaskPriority p) {
-  switch (p) {
-    case StrandTaskPriority::Fifo: return "fifo";
-    case StrandTaskPriority::MostRemaining: return "most-remaining";
-    case StrandTaskPriority::LeastRemaining: return "least-remaining";
-  }
-  return "?";
-}
+/// The group priorities' names, in StrandTaskPriority order: "fifo", "most-remaining", "least-remaining".
+inline constexpr EnumNames<StrandTaskPriority, 3> kStrandTaskPriorityNames{{"fifo", "most-remaining", "least-remaining"}};
+
+inline const char* strand_task_priority_name(StrandTaskPriority p) { return kStrandTaskPriorityNames(p); }
 
 /// Parses a StrandTaskPriority name; throws InputError("", field, …) listing the names.
 inline StrandTaskPriority parse_strand_task_priority(const std::string& name, const char* field = "--task-priority") {
-  for (StrandTaskPriority p : {StrandTaskPriority::Fifo, StrandTaskPriority::MostRemaining,
-                               StrandTaskPriority::LeastRemaining})
-    if (name == strand_task_priority_name(p)) return p;
-  throw InputError("", field, "unknown task priority \"" + name + "\" (allowed: fifo, most-remaining, least-remaining)");
+  return kStrandTaskPriorityNames.parse(name, field, "task priority");
 }
 
 struct StrandRunSettings;
@@ -215,46 +208,36 @@ inline const ParamTable<StrandRunSettings>& strand_params() {
   static const ParamTable<StrandRunSettings> table = [] {
     using K = ParamKind;
     using R = StrandRunSettings;
+    const std::string tasks = "Kerbl 2012 §6.3 on strands";
     ParamTable<R> t;
-    auto knob = [](std::string name, K kind, double lo, double hi, std::string doc, std::string source) {
-      ParamSpec p;
-      p.name = std::move(name);
-      p.kind = kind;
-      p.min = lo;
-      p.max = hi;
-      p.doc = std::move(doc);
-      p.source = std::move(source);
-      return p;
-    };
-    t.add(knob("work-unit", K::Int, 1, kMaxWorkUnit,
-               "strands per work unit c that a thread takes from the global queue (the grid's c; also with an auto "
-               "grid)",
-               "Lehmann 2023 §3.4, §4.2.2"),
+    t.add(make_param("work-unit", K::Int, 1, kMaxWorkUnit,
+                     "strands per work unit c that a thread takes from the global queue (the grid's c; also with an "
+                     "auto grid)",
+                     "Lehmann 2023 §3.4, §4.2.2"),
           [](const R& r) { return static_cast<double>(r.grid.work_unit); },
           [](R& r, double v) { r.grid.work_unit = static_cast<uint32_t>(v); });
-    t.add(knob("permute-seed", K::Int, 0, 4294967295.0, "seed of the random permutation of the index space",
-               "Lehmann 2023 §3.2"),
+    t.add(make_param("permute-seed", K::Int, 0, 4294967295.0, "seed of the random permutation of the index space",
+                     "Lehmann 2023 §3.2"),
           &R::permute_seed);
-    t.add(knob("prefetch", K::Bool, 0, 1, "cudaMemPrefetchAsync the managed strand arrays to the GPU before the run",
-               "Lehmann 2023 §4.2.3"),
+    t.add(make_param("prefetch", K::Bool, 0, 1,
+                     "cudaMemPrefetchAsync the managed strand arrays to the GPU before the run", "Lehmann 2023 §4.2.3"),
           &R::prefetch);
-    t.add(knob("managed-counter", K::Bool, 0, 1,
-               "the active counter in managed memory too (its page then migrates twice per super-step)",
-               "Lehmann 2023 §3.1, §4.2.3"),
+    t.add(make_param("managed-counter", K::Bool, 0, 1,
+                     "the active counter in managed memory too (its page then migrates twice per super-step)",
+                     "Lehmann 2023 §3.1, §4.2.3"),
           &R::managed_counter);
-    t.add(knob("cpu-block", K::Int, 1, 1u << 24, "strands per TBB block of a super-step", "Lehmann 2023 §2.3"),
+    t.add(make_param("cpu-block", K::Int, 1, 1u << 24, "strands per TBB block of a super-step", "Lehmann 2023 §2.3"),
           &R::cpu_block);
-    t.add(knob("task-quantum", K::Int, 1, 65536,
-               "updates each active strand of a group of 32 takes per execution of its task before the task "
-               "re-enqueues with its new priority",
-               "Kerbl 2012 §6.3 on strands"),
+    t.add(make_param("task-quantum", K::Int, 1, 65536,
+                     "updates each active strand of a group of 32 takes per execution of its task before the task "
+                     "re-enqueues with its new priority",
+                     tasks),
           &R::task_quantum);
-    ParamSpec prio = knob("task-priority", K::Choice, 0, 0,
-                          "a group's priority after each execution: fifo (the strategy's own order), "
-                          "most-remaining (longest expected work first) or least-remaining (cheapest first)",
-                          "Kerbl 2012 §6.3 on strands");
-    prio.choices = {"fifo", "most-remaining", "least-remaining"};
-    t.add(prio, &R::task_priority);
+    t.add(make_param("task-priority", K::Choice, 0, 0,
+                     "a group's priority after each execution: fifo (the strategy's own order), most-remaining "
+                     "(longest expected work first) or least-remaining (cheapest first)",
+                     tasks, "", 0, {kStrandTaskPriorityNames.names.begin(), kStrandTaskPriorityNames.names.end()}),
+          &R::task_priority);
     return t;
   }();
   return table;

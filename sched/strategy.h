@@ -1,6 +1,6 @@
 // Strategies: how a workload's tasks are mapped onto CPU threads or GPU warps, and in what order.
 //
-// The Workload concept (what a strategy may use of W; render/patch_workload.h is the model):
+// The Workload concept (what a strategy may use of W; render/pathtracer/patch_workload.h is the model):
 //   using W::View;                         trivially copyable, with
 //     MV_HD uint32_t run_task(uint32_t)    one thread executes a task; returns paths traced (0: finished)
 //     __device__ uint32_t run_task_warp(uint32_t)  one warp executes a task (GPU mapping)
@@ -9,7 +9,7 @@
 //   uint32_t W::num_tasks();  uint32_t W::work_per_task();  W::make_current(Side);  View W::view(Side);
 //   WorkCounters* W::device_counters()     device counters that run_task_warp accumulates
 // Strategies never know a concrete workload: they are templates over W, instantiated by the registry
-// (app/core/strategies.cu), so any strategy runs any workload (docs/architecture.md, "Registries").
+// (app/session/strategies.cu), so any strategy runs any workload (docs/architecture.md, "Registries").
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 
 #include "base/common.h"
 #include "base/errors.h"
+#include "base/params.h"
 #include "base/work.h"
 #include "sched/registry.h"
 
@@ -58,6 +59,9 @@ class Strategy {
   virtual StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& settings) = 0;
   /// Forgets cached schedule state (call after the workload was reset or its target changed).
   virtual void invalidate() {}
+  /// The strategy's own knobs (base/params.h), live: what the CLI, the GUI, the sidecar and the bench CSV
+  /// show and edit without knowing the strategy. Null when it has none.
+  virtual Params* params() { return nullptr; }
 };
 
 /// Name → factory for one workload type; the GUI combo boxes and the CLI's --strategy come from here.

@@ -1,6 +1,6 @@
 // Inputs and checks shared by the bitonic tests (tests/test_bitonic.cpp on the CPU twin,
 // tests/test_bitonic_gpu.cu on the CUDA block): every segment size, block size, sorted-flag pairing and
-// input shape of the controller's segment sort (sched/bitonic.h).
+// input shape of the controller's segment sort (sched/megakernel/bitonic.h).
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sched/bitonic.h"
+#include "sched/megakernel/bitonic.h"
 
 namespace mv::test {
 

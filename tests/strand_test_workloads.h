@@ -13,7 +13,7 @@
 
 #include <cstring>
 
-#include "app/core/strand_workloads.h"
+#include "app/session/strand_workloads.h"
 #include "render/math.h"
 #include "sched/strand_image.h"
 #include "sched/strand_strategy.h"

@@ -1,4 +1,4 @@
-// The priority function `adaptive` (render/priority.h): Cycles' adaptive-sampling stopping rule on the
+// The priority function `adaptive` (render/pathtracer/priority.h): Cycles' adaptive-sampling stopping rule on the
 // patch tasks. Its formulas on hand-computed values, the one-pixel ring of the dilation, the film's
 // half-sample buffer, and whole renders where the answer is known: a noise-free image stops everywhere at
 // the first check, one noisy pixel keeps exactly its own and its 8-neighbourhood's patches sampling.
@@ -10,9 +10,9 @@
 #include <fstream>
 #include <limits>
 
-#include "render/integrator.h"
-#include "render/priority.h"
-#include "render/scene_io.h"
+#include "render/pathtracer/integrator.h"
+#include "render/pathtracer/priority.h"
+#include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
 namespace mv {

@@ -1,9 +1,9 @@
-// render/allocation_bound.h: the Neyman bound on hand-made films with known variances.
+// render/pathtracer/allocation_bound.h: the Neyman bound on hand-made films with known variances.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "render/allocation_bound.h"
+#include "render/pathtracer/allocation_bound.h"
 
 namespace mv {
 namespace {

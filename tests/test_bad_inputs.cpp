@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "app/core/cli_validate.h"
-#include "app/core/progress.h"
+#include "app/cli/cli_validate.h"
+#include "app/cli/progress.h"
 #include "test_support.h"
 
 namespace mv {
@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// CLI11's exit status for a value its validators refused (app/core/cli_validate.h); input errors found
+/// CLI11's exit status for a value its validators refused (app/cli/cli_validate.h); input errors found
 /// after parsing exit with 1.
 constexpr int kRefused = static_cast<int>(CLI::ExitCodes::ValidationError);
 
@@ -292,7 +292,7 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
 }
 
 TEST(BadInputs, JobsThatDoNotFitInMemoryAreRefusedBeforeAllocating) {
-  // A cap of 1 GiB on the memory megaview may assume (app/core/cli_validate.h), so that the cases do not
+  // A cap of 1 GiB on the memory megaview may assume (app/cli/cli_validate.h), so that the cases do not
   // depend on the machine.
   const std::string cap = "MEGAVIEW_HOST_MEMORY=1073741824";
   run_cases(

@@ -1,4 +1,4 @@
-// The controller's segment sort (sched/bitonic.h, Kerbl 2012 §4) through its CPU twin, which runs the
+// The controller's segment sort (sched/megakernel/bitonic.h, Kerbl 2012 §4) through its CPU twin, which runs the
 // block's stages thread by thread: every segment size, block size, method and input shape sorts exactly
 // like std::sort, loses no (key, value) pair, and runs the number of stages its method promises.
 // Also: `megaview sort-bench` without a GPU says so in one line.

@@ -1,4 +1,4 @@
-// The controller's segment sort on the GPU (sched/bitonic_block.cuh): one CUDA block gives exactly the
+// The controller's segment sort on the GPU (sched/megakernel/bitonic_block.cuh): one CUDA block gives exactly the
 // CPU twin's (key, value) sequence for every segment size, block size, method and input shape, and the
 // one-block CUB radix sort of `megaview sort-bench` sorts correctly. Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 
 #include "base/device_buffer.h"
 #include "bitonic_cases.h"
-#include "sched/bitonic_block.cuh"
+#include "sched/megakernel/bitonic_block.cuh"
 #include "test_support.h"
 
 namespace mv {

@@ -1,4 +1,4 @@
-// Captures (app/core/capture.h): fresh numbered stems, nothing ever overwritten, sidecars that say
+// Captures (app/session/capture.h): fresh numbered stems, nothing ever overwritten, sidecars that say
 // exactly what was rendered, and files that hold what the session shows.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -9,9 +9,9 @@
 #include <set>
 #include <thread>
 
-#include "app/core/capture.h"
-#include "app/core/image_io.h"
-#include "render/scene_io.h"
+#include "app/session/capture.h"
+#include "app/session/image_io.h"
+#include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
 namespace mv {

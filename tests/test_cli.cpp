@@ -23,9 +23,9 @@
 #include <sstream>
 #include <thread>
 
-#include "app/core/image_io.h"
-#include "app/core/session.h"
-#include "app/core/strand_workloads.h"
+#include "app/session/image_io.h"
+#include "app/session/session.h"
+#include "app/session/strand_workloads.h"
 #include "render/strands/volume_ray.h"
 #include "test_support.h"
 #include "render/gpu.h"

@@ -1,4 +1,4 @@
-// The experiments' figures (app/core/figures.h): the metadata JSON beside each CSV, the figure step that
+// The experiments' figures (app/cli/figures.h): the metadata JSON beside each CSV, the figure step that
 // degrades to one line when tools/figures.py, python3 or matplotlib is missing, and tools/figures.py
 // itself drawing a PNG and a PDF for a small CSV of every kind.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app/core/figures.h"
+#include "app/cli/figures.h"
 #include "base/errors.h"
 #include "test_support.h"
 

@@ -1,10 +1,10 @@
-// The dielectric Fresnel reflectance (render/integrator.h, fresnel_dielectric) against the Fresnel
+// The dielectric Fresnel reflectance (render/pathtracer/integrator.h, fresnel_dielectric) against the Fresnel
 // equations evaluated in double precision, and its physical identities.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "render/integrator.h"
+#include "render/pathtracer/integrator.h"
 
 namespace mv {
 namespace {

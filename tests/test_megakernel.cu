@@ -1,4 +1,4 @@
-// The priority megakernel (sched/megakernel.cuh, Kerbl 2012 §3–§5): the queue loses and duplicates no
+// The priority megakernel (sched/megakernel/megakernel.cuh, Kerbl 2012 §3–§5): the queue loses and duplicates no
 // task (every patch ends at exactly the target, for several segment sizes, block sizes, slice sizes and
 // with the controller on and off), the image is right (furnace, GPU = CPU), slices stop on request and
 // continue, and the watchdog turns a stall into an exception instead of a hung GPU.
@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "render/metrics.h"
-#include "sched/megakernel.cuh"
+#include "sched/megakernel/megakernel.cuh"
 #include "test_support.h"
 
 namespace mv {

@@ -1,4 +1,4 @@
-// What megaview shows and records about the megakernel (app/core/megakernel_report.h): the sidecar's
+// What megaview shows and records about the megakernel (app/session/megakernel_report.h): the sidecar's
 // JSON of its settings and statistics, named settings for scripts, the viewer's per-second rates and the
 // Megakernel panel's rows (the same rows for every side of the split view).
 // Plain C++ on given structs: runs everywhere.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/core/megakernel_report.h"
+#include "app/session/megakernel_report.h"
 
 namespace mv {
 namespace {

@@ -1,6 +1,6 @@
 // Generic settings (base/params.h): parsing and range messages, all-or-nothing application, `when`
 // conditions, and the two knob tables that the CLI, the GUI and the sidecars are generated from — the
-// megakernel's (sched/megakernel_settings.h) and the strand strategies' (sched/strand_strategy.h), where the
+// megakernel's (sched/megakernel/megakernel_settings.h) and the strand strategies' (sched/strand_strategy.h), where the
 // global queue's work unit c is an ordinary knob.
 #include <gtest/gtest.h>
 
@@ -9,11 +9,12 @@
 #include <set>
 #include <string>
 
-#include "app/core/params_report.h"
-#include "app/core/strand_workloads.h"
+#include "app/session/params_report.h"
+#include "app/session/session.h"
+#include "app/session/strand_workloads.h"
 #include "base/params.h"
 #include "render/gpu.h"
-#include "sched/megakernel_settings.h"
+#include "sched/megakernel/megakernel_settings.h"
 #include "sched/strand_strategy.h"
 #include "test_support.h"
 
@@ -141,6 +142,23 @@ TEST(Params, TheGlobalQueuesWorkUnitIsAGenericKnobOfTheStrandStrategies) {
   EXPECT_EQ(s.task_priority, StrandTaskPriority::Fifo);
 }
 
+TEST(Params, TheMegakernelsKnobsReachTheSessionsReportsGenerically) {
+  MV_REQUIRE_GPU();
+  SessionOptions o;
+  o.scene = "room";
+  o.width = 64;
+  o.height = 48;
+  o.strategy = "megakernel";
+  o.megakernel.segment_size = 64;
+  Session s(o);
+  const Params* p = s.strategy_params();
+  ASSERT_NE(p, nullptr) << "the megakernel has knobs";
+  EXPECT_EQ(p->text(p->find("segment-size")), "64");
+  EXPECT_NE(params_text(p).find("queue=buckets;"), std::string::npos) << params_text(p);
+  s.set_strategy("uniform");
+  EXPECT_EQ(s.strategy_params(), nullptr) << "uniform has no knobs of its own";
+}
+
 TEST(Params, TheGlobalQueueRunsWithTheWorkUnitFromTheGenericKnob) {
   MV_REQUIRE_GPU();
   const StrandWorkloadEntry& w = find_strand_workload("checkerboard");
@@ -163,6 +181,15 @@ TEST(Params, TheCommandLineOptionsAreGeneratedFromTheTables) {
   r = test::run_megaview(dir, "bench --workload checkerboard --strategy sequential --size 32x32 --repeat 1 "
                               "--work-unit 8 --task-priority least-remaining");
   EXPECT_EQ(r.code, 0) << r.err;
+  // The bench CSV's knobs column: for each strategy the knobs it reads, as set, generated from the table.
+  const std::string csv = dir / "k.csv";
+  r = test::run_megaview(dir, "bench --workload checkerboard --strategy sequential,cpu-parallel --size 32x32 "
+                              "--repeat 1 --cpu-block 512 --csv '" + csv + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string table = test::slurp(csv);
+  EXPECT_NE(table.find(",task_quantum,task_priority,knobs\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("cpu-parallel,"), std::string::npos) << table;
+  EXPECT_NE(table.find(",cpu-block=512\n"), std::string::npos) << table;
   // A megakernel knob that had no hand-written option before the table: generated like the others.
   r = test::run_megaview(dir, "render --scene room --width 16 --height 16 --spp 1 --cpu --record-capacity 0 --out '" +
                                   (dir / "x.png") + "'");

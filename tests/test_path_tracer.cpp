@@ -4,7 +4,7 @@
 #include <set>
 
 #include "render/metrics.h"
-#include "render/scene_io.h"
+#include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
 namespace mv {

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "app/core/path_tracer_strand_workload.h"
-#include "app/core/session.h"
-#include "app/core/strand_workloads.h"
+#include "app/session/path_tracer_strand_workload.h"
+#include "app/session/session.h"
+#include "app/session/strand_workloads.h"
 #include "base/errors.h"
-#include "render/patch_workload.h"
+#include "render/pathtracer/patch_workload.h"
 #include "render/tonemap.h"
 #include "sched/strand_image.h"
 #include "test_support.h"

@@ -1,6 +1,6 @@
 // The `path-tracer` strand workload on the GPU strategies (Lehmann 2023's seven CUDA ones): each runs the
 // path tracer's patch tasks with the same per-strand step counts and statuses as `sequential` and an image
-// within the workload's tolerance (app/core/strand_workloads.cu, path_tracer_tolerance: the GPU's FMA
+// within the workload's tolerance (app/session/strand_workloads.cu, path_tracer_tolerance: the GPU's FMA
 // contraction and math functions move colours by ~1e-6, except in the few pixels where a path branches
 // differently). Grids include c = 16, where one global-queue work unit is exactly one patch task, and c = 5,
 // which splits patches. Each comparison prints the measured agreement, so the tolerance can be checked.
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "app/core/path_tracer_strand_workload.h"
-#include "app/core/strand_workloads.h"
+#include "app/session/path_tracer_strand_workload.h"
+#include "app/session/strand_workloads.h"
 #include "sched/strand_grid.h"
 #include "sched/strand_image.h"
 #include "test_support.h"

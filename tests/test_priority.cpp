@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "render/metrics.h"
-#include "render/priority.h"
-#include "render/scene_io.h"
+#include "render/pathtracer/priority.h"
+#include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
 namespace mv {

@@ -1,5 +1,5 @@
 // The live priority table of the megakernel's queue designs `buckets` and `quanta`
-// (sched/priority_table.h): order-preserving bins, mid-ranks, rings and quanta, the credit rule; and
+// (sched/megakernel/priority_table.h): order-preserving bins, mid-ranks, rings and quanta, the credit rule; and
 // tools/order_score.py, which recomputes S(n) from a sched-bench order log independently of megaview.
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "render/priority.h"
-#include "sched/priority_table.h"
-#include "sched/score.h"
+#include "render/pathtracer/priority.h"
+#include "sched/megakernel/priority_table.h"
+#include "sched/megakernel/score.h"
 #include "test_support.h"
 
 namespace mv {

@@ -1,4 +1,4 @@
-// The CPU model of Kerbl's priority queue and controller (sched/queue_model.h).
+// The CPU model of Kerbl's priority queue and controller (sched/megakernel/queue_model.h).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -11,8 +11,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "sched/queue_model.h"
-#include "sched/score.h"
+#include "sched/megakernel/queue_model.h"
+#include "sched/megakernel/score.h"
 #include "test_support.h"
 
 namespace mv {

@@ -1,4 +1,4 @@
-// Scene file loader (render/scene_io.h): the shipped scenes load as described, every class of mistake is
+// Scene file loader (render/pathtracer/scene_io.h): the shipped scenes load as described, every class of mistake is
 // an mv::InputError naming the file and the field, and scene lookup by name works.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/errors.h"
-#include "render/scene_io.h"
+#include "render/pathtracer/scene_io.h"
 
 namespace {
 

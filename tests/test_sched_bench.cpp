@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "app/core/sched_bench_gpu.h"
+#include "app/cli/sched_bench_gpu.h"
 #include "base/errors.h"
 #include "render/gpu.h"
 #include "test_support.h"

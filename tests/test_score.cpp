@@ -1,14 +1,14 @@
-// Kerbl's order score S(n) (sched/score.h) and the exact-priority strategy that bounds it
-// (sched/exact_priority.h).
+// Kerbl's order score S(n) (sched/megakernel/score.h) and the exact-priority strategy that bounds it
+// (sched/cpu/exact_priority.h).
 #include <gtest/gtest.h>
 
 #include <random>
 #include <stdexcept>
 
-#include "render/priority.h"
-#include "render/scene_io.h"
-#include "sched/exact_priority.h"
-#include "sched/score.h"
+#include "render/pathtracer/priority.h"
+#include "render/pathtracer/scene_io.h"
+#include "sched/cpu/exact_priority.h"
+#include "sched/megakernel/score.h"
 #include "test_support.h"
 
 namespace mv {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "app/core/image_io.h"
-#include "app/core/session.h"
-#include "render/scene_io.h"
+#include "app/session/image_io.h"
+#include "app/session/session.h"
+#include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
 namespace mv {

@@ -1,4 +1,4 @@
-// The split view's testable parts (app/core/split.h): --split parsing, the equal-budget rule,
+// The split view's testable parts (app/session/split.h): --split parsing, the equal-budget rule,
 // the divider column, which sides the Megakernel panel lists, the region MSE of render/metrics.h (host;
 // device under SplitGpu), the composed image and capture_split's files (each side's megakernel object
 // under SplitGpu).
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "app/core/capture.h"
-#include "app/core/image_io.h"
-#include "app/core/session.h"
-#include "app/core/split.h"
+#include "app/session/capture.h"
+#include "app/session/image_io.h"
+#include "app/session/session.h"
+#include "app/session/split.h"
 #include "base/errors.h"
 #include "render/metrics.h"
 #include "test_support.h"

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/core/image_io.h"
-#include "app/core/strand_workloads.h"
-#include "sched/strand_cpu.h"
+#include "app/session/image_io.h"
+#include "app/session/strand_workloads.h"
+#include "sched/cpu/strand_cpu.h"
 #include "sched/strand_grid.h"
 #include "sched/strand_image.h"
 #include "sched/strand_stats.h"

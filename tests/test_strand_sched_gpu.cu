@@ -1,4 +1,4 @@
-// Lehmann 2023's GPU strand strategies (sched/strand_gpu.cuh): each one, under many grids (auto, n·b
+// Lehmann 2023's GPU strand strategies (sched/gpu/strand_gpu.cuh): each one, under many grids (auto, n·b
 // far above the strand count, b not a power of two, c = 1, c not dividing N, c larger than N), gives
 // the same mandelbrot image and per-strand step counts as `sequential`, bit for bit; runs every strand
 // exactly once to completion (counted on the device by the test workload); honours max_steps; and
@@ -127,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(AppendixA, GpuStrandStrategy,
 
 // ---------------------------------------------------------------- the task strategies on strands
 // sequential-priority, uniform, sorted-waves and megakernel run groups of 32 strands as tasks that
-// re-enqueue after each quantum of updates (sched/strand_task_strategy.cuh). Whatever the quantum, the
+// re-enqueue after each quantum of updates (sched/adapters/strand_task_strategy.cuh). Whatever the quantum, the
 // group priority and the strategy, every strand sees run_item's calls exactly, so results equal
 // `sequential`'s bit for bit. sequential-priority runs on the CPU (these tests run in CI); the other
 // three skip without a GPU.

@@ -1,4 +1,4 @@
-// The viewer's strand mode without a window (app/core/strand_view.h): the worker-thread runner, the
+// The viewer's strand mode without a window (app/session/strand_view.h): the worker-thread runner, the
 // image and step heat map it shows, captures that never overwrite; on a GPU, every GPU strategy run
 // through the viewer's code path shows the same mandelbrot image as sequential.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/core/image_io.h"
-#include "app/core/strand_view.h"
+#include "app/session/image_io.h"
+#include "app/session/strand_view.h"
 #include "render/tonemap.h"
 #include "test_support.h"
 

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <string>
 
-#include "app/core/strand_view_params.h"
-#include "app/core/strand_workloads.h"
-#include "app/core/volume_strand_workloads.h"
+#include "app/session/strand_view_params.h"
+#include "app/session/strand_workloads.h"
+#include "app/session/volume_strand_workloads.h"
 #include "base/errors.h"
 #include "sched/strand_stats.h"
 #include "strand_test_workloads.h"

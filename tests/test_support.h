@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "app/core/session.h"
+#include "app/session/session.h"
 #include "base/errors.h"
 #include "render/gpu.h"
-#include "render/patch_workload.h"
-#include "render/scene.h"
+#include "render/pathtracer/patch_workload.h"
+#include "render/pathtracer/scene.h"
 
 namespace mv::test {
 

@@ -1,5 +1,5 @@
 // Adding a workload is one file plus one registration line (docs/architecture.md, "Adding a workload"):
-// the toy `checkerboard` (render/strands/checkerboard.h, registered in app/core/strand_workloads.cu) appears
+// the toy `checkerboard` (render/strands/checkerboard.h, registered in app/session/strand_workloads.cu) appears
 // in the workload registry that the CLI and the GUI picker read, every strategy runs it with the same
 // result as the reference loop run_item (base/work.h), and the bench runs it from the command line. The
 // GUI side (picker, capture) is checked in tests/test_cli.cpp, "ToyWorkloadRunsAndCapturesInTheGui".
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/core/strand_workloads.h"
+#include "app/session/strand_workloads.h"
 #include "render/gpu.h"
 #include "render/strands/checkerboard.h"
 #include "test_support.h"

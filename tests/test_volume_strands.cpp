@@ -13,8 +13,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "app/core/image_io.h"
-#include "app/core/volume_strand_workloads.h"
+#include "app/session/image_io.h"
+#include "app/session/volume_strand_workloads.h"
 #include "base/errors.h"
 #include "render/field/device_volume.h"
 #include "render/field/volume_filter.h"

@@ -20,7 +20,7 @@
 
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
-#include "app/core/volume_strand_workloads.h"
+#include "app/session/volume_strand_workloads.h"
 #include "render/field/device_volume.h"
 #include "render/field/volume_io.h"
 #include "test_support.h"

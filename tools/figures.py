@@ -11,7 +11,7 @@ columns. The figures go beside the CSV under its stem (or under --out STEM, for 
   mse-curve     STEM-time.{png,pdf}, STEM-samples.{png,pdf}  Kerbl 2012 Fig 9: MSE over busy time / spp
   sort-bench    STEM.{png,pdf}  Kerbl 2012 Fig 3: µs per one-block sort over n, best block size per method
   sched-bench   STEM.{png,pdf}  Kerbl 2012 Figs 4-5: S(n) measured on the GPU, one panel per task duration
-  sched-model   STEM.{png,pdf}  Kerbl 2012 Figs 4-5: S(n) predicted by sched/queue_model.h
+  sched-model   STEM.{png,pdf}  Kerbl 2012 Figs 4-5: S(n) predicted by sched/megakernel/queue_model.h
   strand-sweep  STEM.{png,pdf}  Lehmann 2023 Appendix A: best time per block count n, per strategy
   strand-bench  STEM.{png,pdf}  Lehmann 2023 Appendix A: time per strategy (median, min-max bars)
 

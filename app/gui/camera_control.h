@@ -1,7 +1,7 @@
 // Mouse camera control of the viewer: orbit around the look-at point, pan, dolly.
 #pragma once
 
-#include "render/scene.h"
+#include "render/pathtracer/scene.h"
 
 namespace mv::gui {
 

@@ -12,7 +12,7 @@
 // Tone mapping (and the heat-map overlay) stays in render/tonemap.h, shared with captures; the shader only
 // samples and letterboxes.
 //
-// Split view (app/core/split.h, app/gui/panels_split.cpp): a second layer (texture, interop registration, device buffer) holds
+// Split view (app/session/split.h, app/gui/panels_split.cpp): a second layer (texture, interop registration, device buffer) holds
 // the right session's film, brought up to date through the same paths; draw() with a divider column
 // lets the shader take each fragment from the left or the right texture and draw the divider line. The
 // single view uses layer 0 only, exactly as before (one texture, one sample a fragment).
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "app/core/session.h"
+#include "app/session/session.h"
 #include "app/gui/cuda_gl_image.h"
 #include "app/gui/device_timer.h"
 #include "app/gui/gl_resources.h"

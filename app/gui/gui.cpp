@@ -9,93 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "app/core/megakernel_report.h"
-#include "app/core/strand_workloads.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/strand_workloads.h"
 #include "render/gpu.h"
 #include "app/gui/viewer.h"
 #include "base/errors.h"
 #include "app/gui/window.h"
 
 namespace mv {
-
-SmokeAction parse_smoke_action(const std::string& text) {
-  const auto bad = [&](const std::string& why) {
-    return InputError("--smoke-at", text,
-                      why + "; expected FRAME:priority=P, FRAME:strategy=S, FRAME:capture, FRAME:split=on|off, "
-                             "FRAME:split-strategy=S, FRAME:split-priority=P, FRAME:divider=F (0..1), "
-                             "FRAME:workload=W|progressive, FRAME:strand-strategy=S, FRAME:grid=G, FRAME:strand-size=WxH, "
-                             "FRAME:task-quantum=Q, FRAME:task-priority=P, FRAME:strand-view=image|heat, "
-                             "FRAME:strand-orbit=AZ:EL:DIST, FRAME:strand-pan=CX:CY:HALF, FRAME:strand-view-reset or "
-                             "FRAME:SETTING=VALUE (a megakernel setting such as segment-size=64) with FRAME ≥ 1");
-  };
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos || colon == 0) throw bad("no frame number");
-  SmokeAction a;
-  try {
-    size_t used = 0;
-    a.frame = std::stoi(text.substr(0, colon), &used);
-    if (used != colon) throw bad("frame is not a number");
-  } catch (const std::logic_error&) {
-    throw bad("frame is not a number");
-  }
-  if (a.frame < 1) throw bad("frame out of range");
-  const std::string rest = text.substr(colon + 1);
-  const size_t eq = rest.find('=');
-  a.action = rest.substr(0, eq);
-  if (eq != std::string::npos) a.value = rest.substr(eq + 1);
-  if (a.action == "capture" && eq == std::string::npos) return a;
-  if (a.action == "split" && (a.value == "on" || a.value == "off")) return a;
-  if (a.action == "divider") {
-    try {
-      size_t used = 0;
-      const float d = std::stof(a.value, &used);
-      if (used == a.value.size() && d >= 0.f && d <= 1.f) return a;
-    } catch (const std::logic_error&) {
-    }
-    throw bad("divider must be a number in [0, 1]");
-  }
-  if ((a.action == "workload" || a.action == "strand-strategy" || a.action == "grid" ||
-       strand_params_have(a.action)) &&
-      !a.value.empty())
-    return a;
-  if (a.action == "strand-size") {
-    try {
-      parse_strand_size(a.value, "--smoke-at");  // the form only; the workload's limits are checked at the run
-      return a;
-    } catch (const InputError&) {
-      throw bad("strand-size needs WxH (strands across and down, each >= 1)");
-    }
-  }
-  if (a.action == "strand-view" && (a.value == "image" || a.value == "heat")) return a;
-  if (a.action == "strand-view-reset" && eq == std::string::npos) return a;
-  if (a.action == "strand-orbit" || a.action == "strand-pan") {
-    // Three colon-separated numbers; their ranges are checked when the run starts (StrandViewParams::validate).
-    int count = 0;
-    size_t start = 0;
-    bool ok = !a.value.empty();
-    while (ok && start <= a.value.size()) {
-      const size_t end = std::min(a.value.find(':', start), a.value.size());
-      const std::string t = a.value.substr(start, end - start);
-      try {
-        size_t used = 0;
-        std::stod(t, &used);
-        ok = used == t.size();
-      } catch (const std::logic_error&) {
-        ok = false;
-      }
-      ++count;
-      start = end + 1;
-    }
-    if (ok && count == 3) return a;
-    throw bad(a.action == "strand-orbit" ? "strand-orbit needs AZ:EL:DIST (degrees, degrees, world units)"
-                                         : "strand-pan needs CX:CY:HALF (complex-plane centre and half-height)");
-  }
-  if ((a.action == "priority" || a.action == "strategy" || a.action == "split-strategy" ||
-       a.action == "split-priority" || is_megakernel_setting_name(a.action)) &&
-      !a.value.empty())
-    return a;
-  throw bad("unknown action \"" + rest + "\"");
-}
 
 std::pair<uint32_t, uint32_t> parse_strand_size(const std::string& text, const std::string& option) {
   const size_t x = text.find('x');

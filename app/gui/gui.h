@@ -6,55 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "app/core/session.h"
-#include "app/core/split.h"
+#include "app/session/session.h"
+#include "app/session/split.h"
+#include "app/gui/smoke_script.h"
 #include "sched/strand_grid.h"
 
 namespace mv {
-
-/// One scripted step of a smoke test (`--smoke-at FRAME:ACTION`), run at the start of frame `frame`
-/// through the same path as the panel or key that does it by hand:
-///   priority=P   the Scheduling panel's priority combo (queued Session change; the film is kept)
-///   strategy=S   the Scheduling panel's strategy combo (the film is kept)
-///   NAME=VALUE   a megakernel setting of the Scheduling panel (the film is kept), NAME one of
-///                app/core/megakernel_report.h's names, e.g. segment-size=64, controllers=4, controller=off
-///   capture      the screenshot button / F12 (writes the four capture files into capture_dir; in split
-///                view each side's four files plus the composed PNG and split sidecar, capture_split)
-///   split=on|off         the Split view section's checkbox (on: creates the right session, restarts
-///                        the left film; off: drops it)
-///   split-strategy=S     the Split view section's right strategy combo (the right film is kept)
-///   split-priority=P     the Split view section's right priority combo (the right film is kept)
-///   divider=F            the divider slider, F in [0, 1]
-///   workload=W           the control window's workload picker: a strand workload (path-tracer is the
-///                        path tracer's patch tasks as strands), or `progressive` for the path tracer mode
-///   strand-strategy=S    the Strands section's strategy combo (restarts the run)
-///   grid=G               the Strands section's grid: auto or n:b[:c] (':' since --smoke-at splits at
-///                        commas; restarts the run)
-///   strand-size=WxH      the Strands section's size fields (restarts the run); applied after a workload
-///                        switch of the same frame, so `3:workload=W,3:strand-size=32x24` runs W at 32 × 24
-///                        only (a switch alone starts a run at the workload's default size)
-///   strand-view=image|heat  the Strands section's image / steps heat map toggle
-///   strand-orbit=AZ:EL:DIST the volume view a mouse drag / wheel gives: azimuth and elevation in degrees
-///                        (elevation [−89, 89]), distance in world units (> 0); restarts the run
-///   strand-pan=CX:CY:HALF   the mandelbrot view a drag / wheel gives: centre and half-height (> 0) in the
-///                        complex plane; restarts the run
-///   strand-view-reset    the Strands section's "Reset view" (restarts the run)
-/// In strand mode a smoke test's frame count stands still while a strand run is queued or in flight, so
-/// the steps after one happen after that run finished and was shown; each finished run logs
-/// "strands: <workload> <strategy> <grid> <ms> ms, steps mu … sigma … cv …".
-/// The viewer logs each step; for priority and strategy it logs the paths on the film before and after,
-/// so a test can see that the switch kept the film.
-struct SmokeAction {
-  int frame = 0;       ///< 1-based frame number, ≥ 1
-  std::string action;  ///< "priority", "strategy", "capture", "split", "split-strategy", "split-priority",
-                       ///< "divider" or a megakernel setting's name
-  std::string value;   ///< the priority or strategy name, the setting's value; empty for capture
-};
-
-/// Parses "FRAME:ACTION" as above. Throws InputError("--smoke-at", ...) naming the allowed forms; the
-/// priority or strategy name and a setting's value are checked when the step runs (a bad one lands in
-/// the error window, like any failed panel change).
-SmokeAction parse_smoke_action(const std::string& text);
 
 struct GuiOptions {
   SessionOptions session;
@@ -67,7 +24,7 @@ struct GuiOptions {
   bool force_host_copy = false;
   /// Scripted steps for smoke tests (in any order; several may share a frame).
   std::vector<SmokeAction> smoke_actions;
-  /// `--split STRATEGY[:PRIORITY]`: start in split view with this right side (app/core/split.h).
+  /// `--split STRATEGY[:PRIORITY]`: start in split view with this right side (app/session/split.h).
   bool split = false;
   SplitSpec split_spec;
   /// `--workload W`: start in strand mode on this strand workload; empty: the path tracer.

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "app/core/megakernel_report.h"
-#include "app/core/session.h"
-#include "app/core/strand_view_params.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/session.h"
+#include "app/session/strand_view_params.h"
 #include "app/gui/mse_tracker.h"
 #include "sched/strand_stats.h"
 #include "sched/strand_strategy.h"
@@ -24,7 +24,7 @@ namespace mv::gui {
 
 /// Which Session(s) a queued change applies to. Without the split view only the left (primary) one
 /// exists and Right commands are dropped. In split view the two sides differ only in strategy and
-/// priority (app/core/split.h): every other setting, the scheduling ones included, goes to both.
+/// priority (app/session/split.h): every other setting, the scheduling ones included, goes to both.
 enum class Target {
   Both,   ///< scene, resolution, camera, seed, reset, target spp, paths per pixel/frame, frame budget;
           ///< the Scheduling panel's wave size, block size and megakernel settings
@@ -81,7 +81,7 @@ inline double adapted_frame_budget_ms(double budget_ms, double overhead_ms) {
   return std::max(budget_ms, std::min(want, kMaxCpuRenderBudgetMs));
 }
 
-/// The split view's UI state (app/core/split.h). The right Session itself is the Viewer's.
+/// The split view's UI state (app/session/split.h). The right Session itself is the Viewer's.
 struct SplitState {
   bool on = false;                 ///< a right session exists (kept by the frame loop)
   /// Turn split view on / off at the next frame (the frame loop creates or drops the right session).

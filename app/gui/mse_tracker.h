@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "app/core/session.h"
+#include "app/session/session.h"
 
 namespace mv::gui {
 

@@ -1,7 +1,7 @@
 // The sections of the "Render" control window (app/gui/panels.h), one function each.
 #pragma once
 
-#include "app/core/session.h"
+#include "app/session/session.h"
 #include "app/gui/display.h"
 #include "app/gui/gui_state.h"
 
@@ -11,7 +11,7 @@ namespace mv::gui {
 void scene_section(const Session& session, GuiState& state);
 /// The Scheduling section: the left (or only) session's strategy and priority; wave size, block size
 /// and, while either side runs the megakernel, its settings, which in split view (`right` non-null)
-/// apply to both sides (app/core/split.h; the section says so).
+/// apply to both sides (app/session/split.h; the section says so).
 void scheduling_section(const Session& session, const Session* right, GuiState& state);
 void tonemap_section(GuiState& state, const Display& display);
 /// A side's strategy or priority combo (Target::Left or Target::Right): every change is queued for that
@@ -40,7 +40,7 @@ void strands_section(GuiState& state);
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);
 /// The megakernel's statistics (Kerbl 2012) of every side that runs it (megakernel_panel_sides,
-/// app/core/split.h): one column per side in split view, where a side running another strategy says so;
+/// app/session/split.h): one column per side in split view, where a side running another strategy says so;
 /// hidden while no side runs the megakernel.
 void megakernel_section(const Session& session, const Session* right, const GuiState& state);
 /// The MSE and its plot; in split view both sides' curves (`right` non-null).

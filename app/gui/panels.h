@@ -2,7 +2,7 @@
 // Panels read the Session and queue every change as a SessionCommand (app/gui/gui_state.h).
 #pragma once
 
-#include "app/core/session.h"
+#include "app/session/session.h"
 #include "app/gui/display.h"
 #include "app/gui/gui_state.h"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/core/megakernel_report.h"
-#include "app/core/split.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/split.h"
 #include "app/gui/panel_sections.h"
 #include "render/gpu.h"
 

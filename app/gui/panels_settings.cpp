@@ -11,7 +11,7 @@
 #include "app/gui/param_widgets.h"
 #include "base/errors.h"
 #include "render/gpu.h"
-#include "render/scene_io.h"
+#include "render/pathtracer/scene_io.h"
 
 namespace mv::gui {
 
@@ -180,7 +180,7 @@ void priority_combo(const Session& s, GuiState& st, Target target, const char* l
   }
 }
 
-/// The megakernel's settings, drawn from its knob table (megakernel_params(), sched/megakernel_settings.h),
+/// The megakernel's settings, drawn from its knob table (megakernel_params(), sched/megakernel/megakernel_settings.h),
 /// live while a side runs it: every change is queued (GuiState::queue_megakernel) and read by the next
 /// slice; a new queue design, segment size or blocks per SM rebuilds its queue from the film, which is
 /// kept. Tooltips give each knob's doc, source section and range.

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "app/core/split.h"
+#include "app/session/split.h"
 #include "app/gui/panel_sections.h"
 
 namespace mv::gui {

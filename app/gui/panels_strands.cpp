@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "app/core/strand_workloads.h"
+#include "app/session/strand_workloads.h"
 #include "app/gui/panel_sections.h"
 #include "app/gui/param_widgets.h"
 
@@ -116,25 +116,31 @@ void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
   tip("back to the workload's default view (the bench's)");
 }
 
-void timing_line(const char* label, const StrandRunRow& r) {
-  ImGui::TableNextRow();
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted(label);
+/// The cells strategy, grid, ms (or "failed" with the error as tooltip) and launches of a run's row.
+void run_cells(const StrandRunRow& r, bool mark_wall_clock) {
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(r.strategy.c_str());
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(r.grid.c_str());
   ImGui::TableNextColumn();
-  if (r.error.empty())
-    ImGui::Text("%.3f%s", r.ms, r.cuda_events ? "" : " (wall)");
-  else
+  if (r.error.empty()) {
+    ImGui::Text("%.3f%s", r.ms, mark_wall_clock && !r.cuda_events ? " (wall)" : "");
+  } else {
     ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "failed");
-  if (!r.error.empty()) tip(r.error.c_str());
+    tip(r.error.c_str());
+  }
   ImGui::TableNextColumn();
   if (r.launches > 0)
     ImGui::Text("%u", r.launches);
   else
     ImGui::TextUnformatted("-");
+}
+
+void timing_line(const char* label, const StrandRunRow& r) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(label);
+  run_cells(r, true);
 }
 
 void runs_tables(StrandState& ss) {
@@ -177,20 +183,7 @@ void runs_tables(StrandState& ss) {
     ImGui::TableHeadersRow();
     for (const StrandRunRow& r : ss.per_strategy) {
       ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.strategy.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.grid.c_str());
-      ImGui::TableNextColumn();
-      if (r.error.empty())
-        ImGui::Text("%.3f", r.ms);
-      else
-        ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "failed");
-      ImGui::TableNextColumn();
-      if (r.launches > 0)
-        ImGui::Text("%u", r.launches);
-      else
-        ImGui::TextUnformatted("-");
+      run_cells(r, false);
       ImGui::TableNextColumn();
       if (seq_ms > 0.0 && r.ms > 0.0 && r.error.empty())
         ImGui::Text("%.2fx", seq_ms / r.ms);

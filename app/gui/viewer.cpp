@@ -10,17 +10,19 @@
 #include <cfloat>
 #include <cmath>
 #include <exception>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "app/core/capture.h"
-#include "app/core/image_io.h"
-#include "app/core/output_file.h"
-#include "app/core/megakernel_report.h"
-#include "app/core/split.h"
-#include "app/core/strand_view.h"
+#include "app/session/capture.h"
+#include "app/session/image_io.h"
+#include "app/session/output_file.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/split.h"
+#include "app/session/strand_view.h"
 #include "base/errors.h"
 #include "app/gui/camera_control.h"
 #include "app/gui/panels.h"
@@ -227,7 +229,7 @@ void Viewer::frame() {
                    right_->strategy().name, priority_name(right_->options().task.priority),
                    right_->last().total_paths == right_paths_before ? "kept" : "reset", right_paths_before,
                    right_->last().total_paths);
-      // The settings both sides share (app/core/split.h), as each side holds them now.
+      // The settings both sides share (app/session/split.h), as each side holds them now.
       const std::string l = megakernel_settings_json(session_->options().megakernel).dump();
       const std::string r = megakernel_settings_json(right_->options().megakernel).dump();
       spdlog::info("smoke: frame {}: megakernel settings {}", frame_index_,
@@ -254,130 +256,171 @@ void Viewer::frame() {
 }
 
 bool Viewer::queue_smoke_actions() {
-  bool switched = false;
   if (frame_index_ == smoke_frame_done_) return false;  // a strand-mode smoke frame drawn again while waiting
   smoke_frame_done_ = frame_index_;
-  StrandState& ss = state_.strands;
-  for (const SmokeAction& a : options_.smoke_actions) {
-    if (a.frame != frame_index_) continue;
-    if (a.action == "strand-view") {
-      spdlog::info("smoke: frame {}: strand-view={}", frame_index_, a.value);
-      ss.heat_map = a.value == "heat";
-      continue;
-    }
-    if (a.action == "strand-orbit" || a.action == "strand-pan" || a.action == "strand-view-reset") {
-      // The mouse's orbit / pan (the values parse_smoke_action checked are numbers) and "Reset view".
-      spdlog::info("smoke: frame {}: {}{}{}", frame_index_, a.action, a.value.empty() ? "" : "=", a.value);
-      if (a.action == "strand-view-reset") {
+  bool switched = false;
+  for (const SmokeAction& a : options_.smoke_actions)
+    if (a.frame == frame_index_) switched |= run_smoke_action(a);
+  return switched;
+}
+
+bool Viewer::run_smoke_action(const SmokeAction& a) {
+  // One handler per action of smoke_rules() (app/gui/smoke_script.h), each doing what its panel control
+  // does; parse_smoke_action checked the value's form. Returns whether a Session setting was switched.
+  using Handler = std::function<bool(Viewer&, const std::string&)>;
+  const auto log = [](Viewer& v, const std::string& action, const std::string& value) {
+    spdlog::info("smoke: frame {}: {}{}{}", v.frame_index_, action, value.empty() ? "" : "=", value);
+  };
+  const auto queue_left = [](Viewer& v, const std::string& action, std::function<void(Session&)> change) {
+    v.state_.queue_on(Target::Left, action, std::move(change));
+    return true;
+  };
+  const auto view = [log](const char* action) {
+    return [log, action](Viewer& v, const std::string& value) {
+      log(v, action, value);
+      StrandState& ss = v.state_.strands;
+      if (std::string(action) == "strand-view-reset") {
         ss.view = StrandViewParams{};
       } else {
-        double v[3] = {0.0, 0.0, 0.0};
-        std::string text = a.value;
+        double x[3] = {0.0, 0.0, 0.0};
+        std::string text = value;
         std::replace(text.begin(), text.end(), ':', ' ');
         std::istringstream in(text);
-        in >> v[0] >> v[1] >> v[2];
-        if (a.action == "strand-orbit") {
-          ss.view.azimuth_deg = static_cast<float>(v[0]);
-          ss.view.elevation_deg = static_cast<float>(v[1]);
-          ss.view.distance = static_cast<float>(v[2]);
+        in >> x[0] >> x[1] >> x[2];
+        if (std::string(action) == "strand-orbit") {
+          ss.view.azimuth_deg = static_cast<float>(x[0]);
+          ss.view.elevation_deg = static_cast<float>(x[1]);
+          ss.view.distance = static_cast<float>(x[2]);
         } else {
-          ss.view.center_x = v[0];
-          ss.view.center_y = v[1];
-          ss.view.half_height = v[2];
+          ss.view.center_x = x[0];
+          ss.view.center_y = x[1];
+          ss.view.half_height = x[2];
         }
       }
       ss.run_requested = true;
-      continue;
-    }
-    if (strand_params_have(a.action)) {  // a generated widget of the Strands section
-      spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
-      try {
-        BoundParams<StrandRunSettings>(strand_params(), ss.knobs).apply({{a.action, a.value}});
-        ss.run_requested = true;
-      } catch (const std::exception& e) {
-        state_.report("Set " + a.action + " " + a.value, e);
-      }
-      continue;
-    }
-    if (a.action == "strand-size") {  // the size fields; parse_smoke_action checked the form
-      spdlog::info("smoke: frame {}: strand-size={}", frame_index_, a.value);
-      const auto [w, h] = parse_strand_size(a.value, "strand-size");  // at most 9 digits each: fits an int
-      ss.size_request = std::make_pair(static_cast<int>(w), static_cast<int>(h));
-      continue;
-    }
-    if (a.action == "workload" || a.action == "strand-strategy" || a.action == "grid") {
-      spdlog::info("smoke: frame {}: {}={}", frame_index_, a.action, a.value);
-      if (a.action == "workload") {  // the workload picker
-        ss.mode_request = a.value == kProgressiveModeValue ? std::string(kPathTracerMode) : a.value;
-      } else if (a.action == "strand-strategy") {  // the Strands section's combo (checked when the run starts)
-        ss.strategy = a.value;
-        ss.run_requested = true;
-      } else {  // the grid fields, n:b[:c] or auto
-        std::string text = a.value;
-        std::replace(text.begin(), text.end(), ':', ',');
-        try {
-          const GridConfig g = parse_grid(text, "grid");
-          ss.grid_auto = g.automatic;
-          if (!g.automatic) {
-            ss.grid_n = g.blocks;
-            ss.grid_b = g.threads;
-            ss.knobs.grid.work_unit = g.work_unit;
-          }
-          ss.run_requested = true;
-        } catch (const std::exception& e) {
-          state_.report("Set grid " + a.value, e);
-        }
-      }
-      continue;
-    }
-    if (a.action == "capture") {
-      spdlog::info("smoke: frame {}: capture", frame_index_);
-      state_.capture_requested = true;  // what F12 and the Screenshot button do
-    } else if (a.action == "priority") {  // the Scheduling panel's combo: the left side's (as strategy=)
-      const std::string name = a.value;
-      state_.queue_on(Target::Left, "Set priority " + name,
-                      [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
-      switched = true;
-    } else if (a.action == "split") {
-      spdlog::info("smoke: frame {}: split={}", frame_index_, a.value);
-      state_.split.request = a.value == "on" ? SplitState::Request::On : SplitState::Request::Off;
-    } else if (a.action == "divider") {
-      state_.split.divider = std::clamp(std::stof(a.value), 0.f, 1.f);  // parse_smoke_action checked it
-      spdlog::info("smoke: frame {}: divider={:.3f}", frame_index_, state_.split.divider);
-    } else if (a.action == "split-strategy" || a.action == "split-priority") {
-      const std::string name = a.value;
-      const bool is_strategy = a.action == "split-strategy";
-      if (!right_ && state_.split.request != SplitState::Request::On) {
+      return false;
+    };
+  };
+  const auto split_side = [](bool is_strategy) {
+    return [is_strategy](Viewer& v, const std::string& name) {
+      const std::string what = std::string(is_strategy ? "strategy " : "priority ") + name;
+      if (!v.right_ && v.state_.split.request != SplitState::Request::On) {
         // Split view is off: the Split view section's choice for the next "on".
         try {
           if (is_strategy)
-            state_.split.strategy = patch_strategies().find(name).info.name;
+            v.state_.split.strategy = patch_strategies().find(name).info.name;
           else
-            state_.split.priority = parse_priority(name.c_str());
+            v.state_.split.priority = parse_priority(name.c_str());
         } catch (const std::exception& e) {
-          state_.report("Set right " + std::string(is_strategy ? "strategy " : "priority ") + name, e);
+          v.state_.report("Set right " + what, e);
         }
-        continue;
+        return false;
       }
-      if (is_strategy)
-        state_.queue_on(Target::Right, "Set right strategy " + name,
-                        [name](Session& session) { session.set_strategy(name); });
-      else
-        state_.queue_on(Target::Right, "Set right priority " + name,
-                        [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
-      switched = true;
-    } else if (a.action == "strategy") {
-      const std::string name = a.value;
-      state_.queue_on(Target::Left, "Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
-      switched = true;
-    } else {  // a megakernel setting (parse_smoke_action admits no other action): both sides, as the panel's
-      const std::string name = a.action, value = a.value;
-      state_.queue_megakernel("Set megakernel " + name + "=" + value,
-                              [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });
-      switched = true;
+      v.state_.queue_on(Target::Right, "Set right " + what, [is_strategy, name](Session& session) {
+        if (is_strategy)
+          session.set_strategy(name);
+        else
+          session.set_priority(parse_priority(name.c_str()));
+      });
+      return true;
+    };
+  };
+  static const std::map<std::string, Handler> handlers = {
+      {"priority",
+       [queue_left](Viewer& v, const std::string& name) {
+         return queue_left(v, "Set priority " + name,
+                           [name](Session& session) { session.set_priority(parse_priority(name.c_str())); });
+       }},
+      {"strategy",
+       [queue_left](Viewer& v, const std::string& name) {
+         return queue_left(v, "Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
+       }},
+      {"capture",
+       [log](Viewer& v, const std::string&) {
+         log(v, "capture", "");
+         v.state_.capture_requested = true;  // what F12 and the Screenshot button do
+         return false;
+       }},
+      {"split",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "split", value);
+         v.state_.split.request = value == "on" ? SplitState::Request::On : SplitState::Request::Off;
+         return false;
+       }},
+      {"split-strategy", split_side(true)},
+      {"split-priority", split_side(false)},
+      {"divider",
+       [](Viewer& v, const std::string& value) {
+         v.state_.split.divider = std::clamp(std::stof(value), 0.f, 1.f);
+         spdlog::info("smoke: frame {}: divider={:.3f}", v.frame_index_, v.state_.split.divider);
+         return false;
+       }},
+      {"workload",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "workload", value);
+         v.state_.strands.mode_request = value == kProgressiveModeValue ? std::string(kPathTracerMode) : value;
+         return false;
+       }},
+      {"strand-strategy",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "strand-strategy", value);
+         v.state_.strands.strategy = value;  // checked when the run starts
+         v.state_.strands.run_requested = true;
+         return false;
+       }},
+      {"grid",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "grid", value);
+         StrandState& ss = v.state_.strands;
+         std::string text = value;
+         std::replace(text.begin(), text.end(), ':', ',');
+         try {
+           const GridConfig g = parse_grid(text, "grid");
+           ss.grid_auto = g.automatic;
+           if (!g.automatic) {
+             ss.grid_n = g.blocks;
+             ss.grid_b = g.threads;
+             ss.knobs.grid.work_unit = g.work_unit;
+           }
+           ss.run_requested = true;
+         } catch (const std::exception& e) {
+           v.state_.report("Set grid " + value, e);
+         }
+         return false;
+       }},
+      {"strand-size",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "strand-size", value);
+         const auto [w, h] = parse_strand_size(value, "strand-size");  // at most 9 digits each: fits an int
+         v.state_.strands.size_request = std::make_pair(static_cast<int>(w), static_cast<int>(h));
+         return false;
+       }},
+      {"strand-view",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "strand-view", value);
+         v.state_.strands.heat_map = value == "heat";
+         return false;
+       }},
+      {"strand-orbit", view("strand-orbit")},
+      {"strand-pan", view("strand-pan")},
+      {"strand-view-reset", view("strand-view-reset")},
+  };
+  if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
+  if (strand_params_have(a.action)) {  // a generated widget of the Strands section
+    log(*this, a.action, a.value);
+    try {
+      BoundParams<StrandRunSettings>(strand_params(), state_.strands.knobs).apply({{a.action, a.value}});
+      state_.strands.run_requested = true;
+    } catch (const std::exception& e) {
+      state_.report("Set " + a.action + " " + a.value, e);
     }
+    return false;
   }
-  return switched;
+  // A megakernel knob (parse_smoke_action admits nothing else): both sides, as the panel's widgets.
+  const std::string name = a.action, value = a.value;
+  state_.queue_megakernel("Set megakernel " + name + "=" + value,
+                          [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });
+  return true;
 }
 
 PixelRect Viewer::image_area(float panel_right, float status_height) const {
@@ -534,7 +577,7 @@ void Viewer::render_step() {
   }
   if (!right_) return;
   try {
-    // Equal budget (app/core/split.h): the right side renders what brings its total up to the left's.
+    // Equal budget (app/session/split.h): the right side renders what brings its total up to the left's.
     const uint64_t budget = split_follower_budget(session_->last().total_paths, right_->last().total_paths);
     if (budget > 0 && !right_->done()) {
       const FrameStats rs = right_->advance(budget);
@@ -641,301 +684,6 @@ int Viewer::save_window_shot() {
   }
   spdlog::info("window shot: {} ({}x{})", options_.window_shot, width, height);
   return 0;
-}
-
-// ---------------------------------------------------------------- strand mode
-
-void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint32_t height) {
-  StrandState& ss = state_.strands;
-  const StrandWorkloadEntry* w = nullptr;
-  try {
-    w = &find_strand_workload(workload);
-  } catch (const std::exception& e) {
-    state_.report("Workload " + workload, e);
-    return;
-  }
-  ss.workload = w->name;
-  ss.width = static_cast<int>(width > 0 ? width : w->default_width);
-  ss.height = static_cast<int>(height > 0 ? height : w->default_height);
-  const auto runs_here = [&](const std::string& name) {
-    for (const StrandStrategyInfo& i : w->strategies)
-      if (i.name == name) return !i.needs_gpu || ss.gpu;
-    return false;
-  };
-  if (!runs_here(ss.strategy)) ss.strategy = ss.gpu ? "cuda" : "cpu-parallel";
-  ss.last.reset();
-  ss.previous.reset();
-  ss.per_strategy.clear();
-  strand_shown_.reset();
-  strand_dirty_ = true;
-  ss.run_requested = true;
-  spdlog::info("strands: workload {} ({}x{} strands), strategy {}", ss.workload, ss.width, ss.height, ss.strategy);
-}
-
-void Viewer::leave_strand_mode() {
-  state_.strands.workload.clear();
-  strand_replay_.reset();
-  strand_shown_.reset();
-  strand_pixels_.clear();
-  shown_epoch_ = ~uint64_t{0};  // the film goes back into the texture at the next update
-  shown_right_epoch_ = ~uint64_t{0};
-  spdlog::info("strands: back to the path tracer");
-}
-
-void Viewer::strand_frame() {
-  StrandState& ss = state_.strands;
-  if (ss.mode_request) {
-    const std::string m = *std::exchange(ss.mode_request, std::nullopt);
-    if (m == kPathTracerMode) {
-      if (ss.active()) leave_strand_mode();
-    } else if (m != ss.workload) {
-      enter_strand_mode(m);
-    }
-  }
-  if (ss.size_request) {
-    const std::pair<int, int> size = *std::exchange(ss.size_request, std::nullopt);
-    if (ss.active()) {
-      ss.width = size.first;
-      ss.height = size.second;
-      ss.run_requested = true;
-    }
-  }
-  if (ss.active() && ss.run_requested) start_strand_run();
-  if (!strand_runner_) return;
-  while (std::optional<StrandOutcome> o = strand_runner_->take()) strand_finished(std::move(*o));
-  const std::optional<StrandRequest> r = strand_runner_->running();
-  if (!r) {
-    ss.running.clear();
-  } else if (r->id != strand_running_id_ || ss.running.empty()) {
-    strand_running_id_ = r->id;
-    ss.running = r->strategy + " " + r->settings.grid.str() + " " + std::to_string(r->width) + "x" +
-                 std::to_string(r->height);
-    ss.running_since_s = ImGui::GetTime();
-  }
-}
-
-void Viewer::strand_view_input(const PixelRect& area) {
-  const ImGuiIO& io = ImGui::GetIO();
-  StrandState& ss = state_.strands;
-  const StrandWorkloadEntry* w = nullptr;
-  try {
-    w = &find_strand_workload(ss.workload);
-  } catch (const std::exception&) {
-    return;
-  }
-  if (w->view_kind == StrandViewKind::Fixed) {  // no view to edit: the mouse neither drags nor restarts runs
-    ss.view_dragging = false;
-    return;
-  }
-  if (ss.view_dragging && !io.MouseDown[0]) {  // the drag ended: one run with where it ended
-    ss.view_dragging = false;
-    ss.run_requested = true;
-    spdlog::info("strands: view drag ended: {}", strand_view_text(w->view_kind, ss.view));
-    return;
-  }
-  if (area.width <= 0 || area.height <= 0 || io.MousePos.x == -FLT_MAX) return;
-  // The image as it is shown (letterboxed), in framebuffer pixels with the origin at the bottom left.
-  const int iw = strand_shown_ ? static_cast<int>(strand_shown_->result.width) : std::max(ss.width, 1);
-  const int ih = strand_shown_ ? static_cast<int>(strand_shown_->result.height) : std::max(ss.height, 1);
-  const ImageRect r = letterbox(area, iw, ih);
-  if (r.height <= 0.f) return;
-  int fb_width = 0, fb_height = 0;
-  window_.framebuffer_size(fb_width, fb_height);
-  const float mx = io.MousePos.x * io.DisplayFramebufferScale.x;
-  const float my = static_cast<float>(fb_height) - io.MousePos.y * io.DisplayFramebufferScale.y;
-  if (ss.view_dragging) {
-    if (io.MouseDelta.x == -FLT_MAX) return;  // no previous cursor position
-    const float dx = io.MouseDelta.x * io.DisplayFramebufferScale.x, dy = io.MouseDelta.y * io.DisplayFramebufferScale.y;
-    if (dx != 0.f || dy != 0.f) ss.view = strand_view_drag(w->view_kind, ss.view, dx, dy, r.height);
-    return;
-  }
-  if (io.WantCaptureMouse) return;
-  const bool over = mx >= r.x && mx <= r.x + r.width && my >= r.y && my <= r.y + r.height;
-  if (!over) return;
-  if (ImGui::IsMouseClicked(0)) ss.view_dragging = true;
-  if (io.MouseWheel != 0.f) {
-    // Offset of the cursor from the image centre, x right and y down like the drag.
-    const float ox = mx - (r.x + 0.5f * r.width), oy = (r.y + 0.5f * r.height) - my;
-    ss.view = strand_view_zoom(w->view_kind, ss.view, io.MouseWheel, ox, oy, r.height);
-    ss.run_requested = true;  // StrandRunner keeps at most one waiting run: a burst of steps runs the last
-  }
-}
-
-void Viewer::start_strand_run() {
-  StrandState& ss = state_.strands;
-  ss.run_requested = false;
-  StrandRequest r;
-  r.workload = ss.workload;
-  r.strategy = ss.strategy;
-  try {
-    const StrandWorkloadEntry& w = find_strand_workload(ss.workload);
-    const StrandStrategyInfo& info = w.strategy(ss.strategy);
-    if (info.needs_gpu && !ss.gpu)
-      throw InputError("", "strategy", info.name + " needs a CUDA GPU (" + ss.no_gpu_reason + ")");
-    const uint32_t c = ss.knobs.grid.work_unit;
-    r.settings = ss.knobs;
-    r.settings.grid = ss.grid_auto ? GridConfig{} : make_grid(ss.grid_n, ss.grid_b, c, "grid");
-    r.settings.grid.work_unit = c;
-    r.settings.record_finish_order = ss.fill_in_seconds > 0.f;
-    validate_strand_settings(r.settings);
-    const int max_side = static_cast<int>(w.max_side);
-    if (ss.width < 1 || ss.height < 1 || ss.width > max_side || ss.height > max_side)
-      throw InputError("", "size", std::to_string(ss.width) + "x" + std::to_string(ss.height) +
-                                       " is out of range: width and height in [1, " + std::to_string(max_side) + "]");
-    w.check_size_multiple(static_cast<uint32_t>(ss.width), static_cast<uint32_t>(ss.height), "size");
-    r.width = static_cast<uint32_t>(ss.width);
-    r.height = static_cast<uint32_t>(ss.height);
-    check_strand_run_fits(r, info.needs_gpu);  // before the worker allocates anything
-    ss.view.validate();
-    r.view = ss.view;
-  } catch (const std::exception& e) {
-    state_.report("Run " + ss.strategy + " on " + ss.workload, e);
-    return;
-  }
-  if (!strand_runner_) strand_runner_ = std::make_unique<StrandRunner>([] { glfwPostEmptyEvent(); });
-  const uint64_t id = strand_runner_->request(r);
-  spdlog::info("strands: run {} queued: {} {} grid {} {}x{}", id, r.workload, r.strategy, r.settings.grid.str(),
-               r.width, r.height);
-  spdlog::info("strands: run {} view: {}", id, strand_view_text(find_strand_workload(r.workload).view_kind, r.view));
-}
-
-void Viewer::strand_finished(StrandOutcome o) {
-  StrandState& ss = state_.strands;
-  const StrandRequest& q = o.request;
-  StrandRunRow row;
-  row.id = q.id;
-  row.strategy = q.strategy;
-  row.width = q.width;
-  row.height = q.height;
-  row.grid = "-";
-  if (o.error) {
-    try {
-      std::rethrow_exception(o.error);
-    } catch (const std::exception& e) {
-      row.error = e.what();
-      state_.report("Run " + q.strategy + " on " + q.workload, e);
-    } catch (...) {
-      row.error = "unknown error";
-      state_.report("Run " + q.strategy + " on " + q.workload, std::runtime_error(row.error));
-    }
-  } else {
-    const StrandTimings& t = o.result.timing;
-    try {
-      row.grid = strand_grid_text(find_strand_workload(q.workload).strategy(q.strategy), t.grid, q.settings);
-    } catch (const std::exception&) {
-    }
-    row.ms = t.ms;
-    row.cuda_events = t.cuda_events;
-    row.launches = t.launches;
-    row.steps = o.stats;
-    row.active_curve = active_strands_curve(o.result.steps);
-    spdlog::info("strands: {} {} {} {:.3f} ms, steps mu {:.3f} sigma {:.3f} cv {:.4f}, {} strands {}x{}, {} "
-                 "launches, {} (run {}){}",
-                 q.workload, q.strategy, row.grid, t.ms, o.stats.mean, o.stats.sigma, o.stats.cv, o.stats.count,
-                 q.width, q.height, t.launches, t.cuda_events ? "CUDA events" : "wall clock", q.id,
-                 t.notes.empty() ? "" : " (" + t.notes + ")");
-  }
-  if (q.workload != ss.workload) {
-    spdlog::info("strands: run {} finished after the workload changed; not shown", q.id);
-    return;
-  }
-  ss.previous = std::exchange(ss.last, row);
-  // The latest run of each strategy, in the registry's order.
-  const StrandWorkloadEntry& w = find_strand_workload(q.workload);
-  auto& rows = ss.per_strategy;
-  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const StrandRunRow& r) { return r.strategy == q.strategy; }),
-             rows.end());
-  rows.push_back(row);
-  const auto rank = [&](const std::string& name) {
-    for (size_t i = 0; i < w.strategies.size(); ++i)
-      if (w.strategies[i].name == name) return i;
-    return w.strategies.size();
-  };
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const StrandRunRow& a, const StrandRunRow& b) { return rank(a.strategy) < rank(b.strategy); });
-  if (!o.error) {
-    strand_shown_ = std::move(o);
-    strand_dirty_ = true;
-  }
-}
-
-void Viewer::show_strand_image() {
-  const StrandState& ss = state_.strands;
-  const bool rebuild = strand_dirty_ || ss.heat_map != strand_heat_shown_;
-  if (!rebuild && !strand_replay_) return;
-  // Before the first run a black background of the requested shape stands in for the image: at most
-  // kBackgroundSide on its longer side (letterboxing shows it at any scale), so a size the run refuses
-  // never allocates.
-  constexpr int kBackgroundSide = 256;
-  const int side = std::max({ss.width, ss.height, 1});
-  int w = std::clamp(static_cast<int>(static_cast<int64_t>(std::max(ss.width, 1)) * kBackgroundSide / side), 1,
-                     kBackgroundSide);
-  int h = std::clamp(static_cast<int>(static_cast<int64_t>(std::max(ss.height, 1)) * kBackgroundSide / side), 1,
-                     kBackgroundSide);
-  if (side <= kBackgroundSide) w = std::max(ss.width, 1), h = std::max(ss.height, 1);
-  if (strand_shown_) {
-    w = static_cast<int>(strand_shown_->result.width);
-    h = static_cast<int>(strand_shown_->result.height);
-  }
-  if (rebuild) {
-    strand_dirty_ = false;
-    strand_heat_shown_ = ss.heat_map;
-    strand_replay_.reset();
-    if (strand_shown_) {
-      const StrandResult& r = strand_shown_->result;
-      strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
-      // The fill-in replay (StrandReplay): the run's finish order over fill_in_seconds.
-      if (ss.fill_in_seconds > 0.f && r.finish_order.size() == strand_pixels_.size() && !strand_pixels_.empty()) {
-        strand_replay_ = std::make_unique<StrandReplay>(strand_pixels_, r.finish_order, r.pixel);
-        strand_replay_start_ = glfwGetTime();
-        strand_pixels_ = strand_replay_->image();
-      }
-    } else {  // before the first run: the black background at the run's size
-      strand_pixels_.assign(static_cast<size_t>(w) * h, 0xff000000u);
-    }
-  } else {  // a replay frame
-    const double f = (glfwGetTime() - strand_replay_start_) / std::max(ss.fill_in_seconds, 1e-3f);
-    if (!strand_replay_->advance(f)) return;
-    strand_pixels_ = strand_replay_->image();
-    if (strand_replay_->done()) {
-      spdlog::info("strands: fill-in replay of run {} done ({} strands over {:.2f} s)",
-                   strand_shown_ ? strand_shown_->request.id : 0, strand_replay_->shown(), ss.fill_in_seconds);
-      strand_replay_.reset();
-    }
-  }
-  upload_strand_pixels(w, h);
-}
-
-void Viewer::upload_strand_pixels(int width, int height) {
-  try {
-    display_.show_image(strand_pixels_.data(), width, height,
-                        std::string("host upload \xC2\xB7 strand ") + (strand_heat_shown_ ? "steps heat map" : "image"));
-  } catch (const std::exception& e) {
-    state_.report("Display", e);
-  }
-}
-
-void Viewer::take_strand_capture() {
-  state_.capture_requested = false;
-  if (strand_replay_) {  // a capture holds the whole run: finish the replay first
-    strand_replay_->advance(1.0);
-    strand_pixels_ = strand_replay_->image();
-    strand_replay_.reset();
-    upload_strand_pixels(static_cast<int>(strand_shown_->result.width), static_cast<int>(strand_shown_->result.height));
-  }
-  try {
-    if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");
-    const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()}};
-    const auto [png, json] = capture_strands(*strand_shown_, strand_pixels_,
-                                             strand_heat_shown_ ? "steps heat map" : "image", options_.capture_dir, extra);
-    state_.capture_message = png;
-    state_.capture_failed = false;
-    spdlog::info("capture: {} ({})", png, json);
-  } catch (const std::exception& e) {
-    state_.capture_message = e.what();
-    state_.capture_failed = true;
-    state_.report("Screenshot", e);
-  }
 }
 
 }  // namespace mv::gui

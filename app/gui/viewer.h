@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "app/core/session.h"
-#include "app/core/strand_view.h"
+#include "app/session/session.h"
+#include "app/session/strand_view.h"
 #include "app/gui/display.h"
 #include "app/gui/gui.h"
 #include "app/gui/gui_state.h"
@@ -24,7 +24,7 @@ namespace mv::gui {
 /// a GPU, a film that does not fit in memory; CudaError).
 std::unique_ptr<Session> make_right_session(const Session& left, const std::string& strategy, PriorityFunction priority);
 
-/// Drives one Session in one Window, or two side by side in split view (app/core/split.h). Errors of Session calls are shown in the error window and the loop
+/// Drives one Session in one Window, or two side by side in split view (app/session/split.h). Errors of Session calls are shown in the error window and the loop
 /// goes on; a failed render step or display update pauses rendering until the user resumes.
 class Viewer {
  public:
@@ -48,6 +48,9 @@ class Viewer {
   void frame();
   /// Queues the options' smoke actions of frame `frame_index_`; returns whether any switched settings.
   bool queue_smoke_actions();
+  /// Runs one smoke action through its handler (app/gui/smoke_script.h); returns whether it switched a
+  /// Session setting.
+  bool run_smoke_action(const SmokeAction& a);
   /// The part of the framebuffer left for the image (right of the docked panel, above the status bar).
   PixelRect image_area(float panel_right, float status_height) const;
   void camera_input(const PixelRect& area);

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_names.h"
 #include "base/common.h"
 #include "base/errors.h"
 
@@ -187,28 +188,19 @@ MV_HD inline float kernel_eval(KernelKind k, float x, int deriv) {
 
 // ---- names for the GUI and the CLI (host only) ----
 
+/// Diderot's names of the kernels, in KernelKind order (also the GUI's).
+inline constexpr EnumNames<KernelKind, 3> kKernelNames{{"tent", "ctmr", "bspln3"}};
+
 /// Diderot's name of the kernel: "tent", "ctmr", "bspln3".
-inline const char* kernel_name(KernelKind k) {
-  switch (k) {
-    case KernelKind::Tent: return "tent";
-    case KernelKind::Ctmr: return "ctmr";
-    case KernelKind::Bspln3: return "bspln3";
-  }
-  return "?";
-}
+inline const char* kernel_name(KernelKind k) { return kKernelNames(k); }
 
 /// Every kernel, in GUI order.
-inline std::vector<KernelKind> all_kernels() { return {KernelKind::Tent, KernelKind::Ctmr, KernelKind::Bspln3}; }
+inline std::vector<KernelKind> all_kernels() { return kKernelNames.values(); }
 
 /// The kernel named `name` (exact, lower case); throws InputError("", field, "unknown kernel 'x'
 /// (allowed: tent, ctmr, bspln3)") otherwise.
 inline KernelKind parse_kernel(const std::string& name, const std::string& field = "kernel") {
-  std::string allowed;
-  for (KernelKind k : all_kernels()) {
-    if (name == kernel_name(k)) return k;
-    allowed += (allowed.empty() ? "" : ", ") + std::string(kernel_name(k));
-  }
-  throw InputError("", field, "unknown kernel '" + name + "' (allowed: " + allowed + ")");
+  return kKernelNames.parse(name, field, "kernel");
 }
 
 }  // namespace mv

@@ -15,7 +15,7 @@
 
 namespace mv {
 
-struct StrandViewParams;  // the viewer's view (app/core/strand_view_params.h); this workload has none
+struct StrandViewParams;  // the viewer's view (app/session/strand_view_params.h); this workload has none
 
 struct CheckerboardStrands {
   struct State {

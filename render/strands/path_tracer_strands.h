@@ -1,4 +1,4 @@
-// The `path-tracer` strand workload: the path tracer's patch tasks (Kerbl 2012 §6.3, render/patch_task.h)
+// The `path-tracer` strand workload: the path tracer's patch tasks (Kerbl 2012 §6.3, render/pathtracer/patch_task.h)
 // as a strand program (Lehmann 2023 §2), so every strand strategy of sched/ runs them.
 //
 // Strands. One strand per pixel of a width × height image, width and height multiples of 4, numbered
@@ -18,17 +18,17 @@
 // Rounding. The GPU strategies run the same code compiled by nvcc, which contracts multiply-adds into FMAs,
 // and CUDA's sinf/cosf/powf round differently from glibc's: radiance differs by ~1e-6 relative, and a path
 // whose decision (a hit near an edge, a Russian-roulette draw) lands within that rounding takes another way.
-// The workload therefore opts out of the CPU strand loops' FMA clones (kCpuFma, sched/strand_cpu.h): its
+// The workload therefore opts out of the CPU strand loops' FMA clones (kCpuFma, sched/cpu/strand_cpu.h): its
 // CPU strands round exactly as the rest of the host code (the patch tasks) does. CPU strategies agree with
-// each other and with the film bit for bit; GPU ones within app/core/strand_workloads.cu's tolerance.
+// each other and with the film bit for bit; GPU ones within app/session/strand_workloads.cu's tolerance.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "render/film.h"
-#include "render/patch_task.h"
-#include "render/scene.h"
+#include "render/pathtracer/patch_task.h"
+#include "render/pathtracer/scene.h"
 #include "render/strands/strand.h"
 #include "render/tonemap.h"
 
@@ -52,7 +52,7 @@ struct PathTracerStrands {
     uint32_t spp;   ///< samples so far, [0, target_spp]
     uint16_t x, y;  ///< the strand's pixel (x right, y down; row 0 at the top)
   };
-  /// The CPU strategies run this workload without their FMA clones (sched/strand_cpu.h): see the top.
+  /// The CPU strategies run this workload without their FMA clones (sched/cpu/strand_cpu.h): see the top.
   static constexpr bool kCpuFma = false;
 
   SceneView scene;  ///< the scene at width × height (SceneView::width/height set), all host or all device pointers

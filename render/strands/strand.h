@@ -14,7 +14,7 @@
 //   MV_HD Vec3 color(const State&, WorkStatus) const;   the finished strand's colour
 // Optional:
 //   static constexpr bool kCpuFma = false;   the CPU strategies skip their FMA-compiled loops for this
-//                                            workload (sched/strand_cpu.h, strand_cpu_fma)
+//                                            workload (sched/cpu/strand_cpu.h, strand_cpu_fma)
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,245 @@
+// `megaview mse-curve`: MSE against a reference over busy time and over samples spent, per
+// strategy:priority series (Kerbl 2012, §6.3 and Fig 9).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <set>
+
+#include "app/cli/cli.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/image_io.h"
+#include "app/cli/cli_validate.h"
+#include "app/session/output_file.h"
+#include "app/cli/figures.h"
+#include "render/gpu.h"
+#include "app/cli/progress.h"
+
+namespace mv {
+
+namespace {
+
+struct SeriesSpec {
+  std::string label, strategy;
+  PriorityFunction priority;
+  std::vector<std::pair<std::string, std::string>> megakernel;  ///< setting overrides, name → value
+};
+
+struct Record {
+  double busy_ms;
+  uint64_t paths;
+  double spp_mean, mse;
+};
+
+/// "strategy[:priority]"; without a priority, uniform gets none and the others `fallback`.
+SeriesSpec parse_entry(const std::string& entry, PriorityFunction fallback) {
+  const size_t colon = entry.find(':', entry.find(']') == std::string::npos ? 0 : entry.find(']'));
+  SeriesSpec s;
+  s.strategy = entry.substr(0, colon);
+  std::string overrides;
+  if (const size_t open = s.strategy.find('['); open != std::string::npos) {
+    if (s.strategy.back() != ']')
+      throw InputError("", "--compare", "\"" + entry + "\": settings go in brackets, e.g. megakernel[queue=kerbl]:variance");
+    overrides = s.strategy.substr(open + 1, s.strategy.size() - open - 2);
+    s.strategy = s.strategy.substr(0, open);
+    if (s.strategy != "megakernel")
+      throw InputError("", "--compare", "\"" + entry + "\": only the megakernel takes settings in brackets");
+    MegakernelSettings check;
+    size_t at = 0;
+    while (at <= overrides.size()) {
+      const size_t end = std::min(overrides.find(';', at), overrides.size());
+      const std::string item = overrides.substr(at, end - at);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || !is_megakernel_setting_name(item.substr(0, eq)))
+        throw InputError("", "--compare", "\"" + entry + "\": \"" + item + "\" is not name=value of a megakernel setting");
+      s.megakernel.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+      set_megakernel_setting(check, s.megakernel.back().first, s.megakernel.back().second);
+      at = end + 1;
+    }
+    check.validate();
+  }
+  patch_strategies().find(s.strategy);  // throws naming the allowed strategies
+  s.priority = colon != std::string::npos ? parse_priority(entry.substr(colon + 1).c_str())
+               : s.strategy == "uniform"  ? PriorityFunction::None
+                                          : fallback;
+  s.label = s.strategy + (overrides.empty() ? std::string() : "[" + overrides + "]") + ":" + priority_name(s.priority);
+  return s;
+}
+
+/// A fresh session for one series, with a reference (or InputError saying how to get one).
+std::unique_ptr<Session> make_session(const MseCurveCommand& c, const SeriesSpec& spec) {
+  SessionOptions o = c.session;
+  o.strategy = spec.strategy;
+  o.task.priority = spec.priority;
+  for (const auto& [name, value] : spec.megakernel) set_megakernel_setting(o.megakernel, name, value);
+  o.paths_per_frame = 0;
+  o.frame_budget_ms = c.interval_ms / 4.0;
+  auto s = std::make_unique<Session>(o);
+  if (!s->has_reference())
+    throw InputError("", "--reference",
+                     fmt::format("mse-curve needs a reference image of {}x{}: pass --reference R.exr "
+                                 "(make one with `megaview reference`)",
+                                 s->width(), s->height()));
+  return s;
+}
+
+/// Records (busy ms, paths, MSE) after each frame that passed the next multiple of the interval, and
+/// at the end (duration reached or every patch finished).
+/// `progress` receives the series' busy time after every frame.
+std::vector<Record> run_series(Session& s, const MseCurveCommand& c, const std::function<void(double)>& progress) {
+  const double pixels = static_cast<double>(s.width()) * s.height();
+  std::vector<Record> records;
+  double next_mark = c.interval_ms;
+  for (;;) {
+    const FrameStats fs = s.advance();
+    const bool stop = fs.done || fs.total_busy_ms >= c.duration_ms || fs.step.work == 0;
+    if (fs.total_busy_ms >= next_mark || stop) {
+      records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
+      next_mark = (std::floor(fs.total_busy_ms / c.interval_ms) + 1.0) * c.interval_ms;
+    }
+    progress(fs.total_busy_ms);
+    if (stop) return records;
+  }
+}
+
+/// MSE of the first record at or after `t` ms (the last one if the series ended earlier).
+double mse_at(const std::vector<Record>& r, double t) {
+  for (const Record& x : r)
+    if (x.busy_ms >= t) return x.mse;
+  return r.back().mse;
+}
+
+std::string time_to_reach(const std::vector<Record>& r, double mse) {
+  for (const Record& x : r)
+    if (x.mse <= mse) return fmt::format("{:.1f}", x.busy_ms);
+  return "not reached";
+}
+
+/// First record at which the series' MSE is at or below `mse`, interpolated linearly (in busy time and
+/// in samples) between it and the record before; false if never.
+bool reach(const std::vector<Record>& r, double mse, double& ms, double& spp) {
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i].mse > mse) continue;
+    if (i == 0 || r[i - 1].mse <= r[i].mse) {
+      ms = r[i].busy_ms, spp = r[i].spp_mean;
+      return true;
+    }
+    const double f = (r[i - 1].mse - mse) / (r[i - 1].mse - r[i].mse);
+    ms = r[i - 1].busy_ms + f * (r[i].busy_ms - r[i - 1].busy_ms);
+    spp = r[i - 1].spp_mean + f * (r[i].spp_mean - r[i - 1].spp_mean);
+    return true;
+  }
+  return false;
+}
+
+/// The time-to-quality table: the goal is the baseline's MSE at goal_spp (interpolated between records).
+void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpec>& specs,
+                           const std::vector<std::vector<Record>>& results, size_t base) {
+  const std::vector<Record>& b = results[base];
+  size_t i = 0;
+  while (i < b.size() && b[i].spp_mean < c.goal_spp) ++i;
+  if (i == b.size()) {
+    fmt::print("time to quality: {} reached only {:.1f} spp of the goal's {:g} in {:g} ms; raise --duration-ms\n",
+               specs[base].label, b.back().spp_mean, c.goal_spp, c.duration_ms);
+    return;
+  }
+  double goal = b[i].mse;
+  if (i > 0 && b[i].spp_mean > b[i - 1].spp_mean) {  // log-linear between the two records around goal_spp
+    const double f = (c.goal_spp - b[i - 1].spp_mean) / (b[i].spp_mean - b[i - 1].spp_mean);
+    goal = std::exp(std::log(b[i - 1].mse) + f * (std::log(b[i].mse) - std::log(b[i - 1].mse)));
+  }
+  double base_ms = 0, base_spp = 0;
+  reach(b, goal, base_ms, base_spp);
+  fmt::print("time to quality: goal MSE {:.4e} = {} at {:g} spp\n", goal, specs[base].label, c.goal_spp);
+  fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "series", "ms", "x time", "spp", "x samples", "Msamples/s");
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const std::vector<Record>& r = results[k];
+    const double rate = r.back().busy_ms > 0 ? static_cast<double>(r.back().paths) / r.back().busy_ms / 1e3 : 0.0;
+    double ms = 0, spp = 0;
+    if (!reach(r, goal, ms, spp)) {
+      fmt::print("{:<40} {:>10} {:>10} {:>10} {:>10} {:>12.1f}\n", specs[k].label, "not reached", "-", "-", "-", rate);
+      continue;
+    }
+    fmt::print("{:<40} {:>10.2f} {:>10.3f} {:>10.2f} {:>10.3f} {:>12.1f}\n", specs[k].label, ms, ms / base_ms, spp,
+               spp / base_spp, rate);
+  }
+}
+
+}  // namespace
+
+void run_mse_curve(const MseCurveCommand& c) {
+  if (!(std::isfinite(c.duration_ms) && c.duration_ms > 0.0 && c.duration_ms <= 1e7))
+    throw InputError("", "--duration-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.duration_ms));
+  if (!(c.interval_ms > 0.0 && c.duration_ms >= c.interval_ms))
+    throw InputError("", "--interval-ms", fmt::format("must be in (0, --duration-ms = {}] ms, got \"{}\"", c.duration_ms, c.interval_ms));
+  std::vector<SeriesSpec> specs;
+  std::set<std::string> seen;
+  for (const std::string& e : c.compare) {
+    specs.push_back(parse_entry(e, c.session.task.priority));
+    if (!seen.insert(specs.back().label).second)
+      throw InputError("", "--compare", "series \"" + specs.back().label + "\" is listed twice");
+  }
+  if (specs.empty()) throw InputError("", "--compare", "needs at least one strategy[:priority] entry");
+  cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv"});
+  const std::string csv = c.out_prefix + ".csv";
+  for (const std::string& f : figure_files("mse-curve", c.out_prefix)) ensure_absent(f);
+  ensure_absent(figure_metadata_path(csv));
+  check_film_memory(c.session);
+
+  // Untimed warm-up of each strategy (CUDA module loading, TBB's thread pool, caches).
+  std::set<std::string> warmed;
+  for (const SeriesSpec& spec : specs) {
+    if (!warmed.insert(spec.strategy).second) continue;
+    const auto warm = make_session(c, spec);
+    for (int i = 0; i < 3; ++i) warm->advance();
+  }
+
+  std::vector<std::vector<Record>> results;
+  std::string text = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
+  std::string scene, reference;
+  Progress progress("mse-curve", c.duration_ms * static_cast<double>(specs.size()), "ms busy");
+  for (const SeriesSpec& spec : specs) {
+    const auto s = make_session(c, spec);
+    const double before = c.duration_ms * static_cast<double>(results.size());
+    results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }));
+    scene = fmt::format("{} {}x{}", s->scene().name, s->width(), s->height());
+    reference = s->reference_path();
+    for (const Record& r : results.back()) {
+      text += fmt::format("{},{},{},{:.3f},{},{:.4f},{:.9e}\n", spec.label, spec.strategy, priority_name(spec.priority),
+                          r.busy_ms, r.paths, r.spp_mean, r.mse);
+    }
+  }
+
+  progress.finish();
+  write_new_text_file(csv, text);
+  FigureMetadata meta;
+  meta.kind = meta.subcommand = "mse-curve";
+  meta.redoes = "Kerbl 2012, Fig 9";
+  meta.context = fmt::format("{}, against {}", scene, reference);
+  if (!c.session.force_cpu && gpu_available()) meta.gpu = gpu_info().name;
+  meta.units = {{"series", "strategy:priority"}, {"strategy", "name"}, {"priority", "name"}, {"busy_ms", "ms"},
+                {"paths", "paths"}, {"spp_mean", "samples per pixel"}, {"mse", "squared linear RGB"}};
+  write_figure_metadata(csv, meta);
+
+  // Summary: MSE at 25/50/100 % of the duration, and the time to reach the baseline's final MSE.
+  size_t base = 0;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].strategy == "uniform") base = i;
+  const double base_final = results[base].back().mse;
+  const double D = c.duration_ms;
+  fmt::print("{}: MSE against {} over busy time (strategy steps only), {:g} ms per series\n", scene, reference, D);
+  fmt::print("{:<28} {:>12} {:>12} {:>12} {:>10}  {}\n", "series", fmt::format("@{:g} ms", D / 4),
+             fmt::format("@{:g} ms", D / 2), fmt::format("@{:g} ms", D), "final spp",
+             fmt::format("ms to {:.3e} ({} final)", base_final, specs[base].label));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::vector<Record>& r = results[i];
+    fmt::print("{:<28} {:>12.4e} {:>12.4e} {:>12.4e} {:>10.2f}  {}\n", specs[i].label, mse_at(r, D / 4),
+               mse_at(r, D / 2), mse_at(r, D), r.back().spp_mean, time_to_reach(r, base_final));
+  }
+  if (c.goal_spp > 0.0) print_time_to_quality(c, specs, results, base);
+  fmt::print("wrote {}, {}\n", csv, figure_metadata_path(csv));
+  draw_figures(csv);
+}
+
+}  // namespace mv

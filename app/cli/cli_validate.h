@@ -1,0 +1,113 @@
+// Command-line values checked while CLI11 parses, before any work starts, with one message style:
+//   --time-ms: must be a finite number in (0, 1e7] ms, got "nan"
+//   --spp: must be an integer in [1, 1048576], got "abc" (not a number)
+// CLI11 prefixes the option's name ("--time-ms: ") to what a validator returns; app/cli/main.cpp prints the
+// whole as one line "megaview: <message>" and exits non-zero. The validators only check: CLI11 converts
+// the text afterwards, so a validator must accept exactly the texts that the option's type converts.
+//
+// Also here: output paths checked before the work (folder exists and takes new files, a file name that
+// is not empty or hidden, nothing there yet), and the memory a job needs against what the host has.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace mv::cli {
+
+/// A bound of a range: its value and whether the value itself is allowed.
+struct Bound {
+  double value;
+  bool closed = true;
+};
+
+/// The range text of the messages: "[1, 64]", "(0, 1e7]"; integral values print exactly (a power of
+/// ten of 1e6 or more as "1e7"). An infinite upper bound prints as "> lo" / ">= lo".
+std::string range_text(Bound lo, Bound hi);
+
+/// A finite decimal number in [lo, hi] (each end open unless `closed`); `unit` (e.g. "ms") follows the
+/// range in the message. Rejects NaN, ±inf, trailing characters and empty text.
+CLI::Validator real(Bound lo, Bound hi, const std::string& unit = "");
+
+/// A decimal integer in [lo, hi] (no sign for lo >= 0, no fraction, no hex or octal; "-1" for an unsigned
+/// option is refused rather than wrapped). `unit` as for real().
+CLI::Validator integer(int64_t lo, int64_t hi, const std::string& unit = "");
+
+/// A decimal integer in [0, 2^64 - 1] (seeds of 64 bits); "-1" is refused, not wrapped.
+CLI::Validator unsigned64();
+
+/// A power of two in [lo, hi] (lo, hi powers of two).
+CLI::Validator power_of_two(uint32_t lo, uint32_t hi);
+
+/// An integer in [lo, hi] that is a multiple of `step`.
+CLI::Validator multiple_of(uint32_t step, uint32_t lo, uint32_t hi);
+
+/// A number checked by a predicate: "must be <what>, got "<text>"" (" (not a number)" when the text does
+/// not convert to T). For ranges that are not one interval, e.g. "0 or in [2, 65536]".
+template <class T, class Ok>
+CLI::Validator checked(const std::string& what, Ok ok);
+
+/// The validator message for `text` failing `what` (shared by the templates above).
+std::string must_be(const std::string& what, const std::string& text, bool not_a_number);
+
+/// Parses `text` fully as T (decimal; floating point accepts what strtod does except hex): false if it
+/// does not convert or has trailing characters.
+bool parse_number(const std::string& text, double& out);
+bool parse_number(const std::string& text, int64_t& out);
+bool parse_number(const std::string& text, uint64_t& out);
+/// Whether `text` reads as a number at all (NaN does not): "1.5" and "-1" do, "abc" and "nan" do not. A
+/// value that is a number but not of the option's kind (e.g. "1.5" for an integer) is not flagged
+/// " (not a number)".
+bool is_number_text(const std::string& text);
+
+template <class T, class Ok>
+CLI::Validator checked(const std::string& what, Ok ok) {
+  return CLI::Validator(
+      [what, ok](std::string& text) -> std::string {
+        using P = std::conditional_t<std::is_floating_point_v<T>, double,
+                                     std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+        P v{};
+        const bool number = parse_number(text, v);
+        const bool fits = number && (std::is_floating_point_v<T> ||
+                                     (v >= static_cast<P>(std::numeric_limits<T>::lowest()) &&
+                                      v <= static_cast<P>(std::numeric_limits<T>::max())));
+        if (!fits || !ok(static_cast<T>(v))) return must_be(what, text, !number && !is_number_text(text));
+        if constexpr (!std::is_floating_point_v<T>) text = std::to_string(v);  // CLI11 reads "010" as octal
+        return {};
+      },
+      what);
+}
+
+// ---- output files ----
+
+/// Checks, before any work, that a file can be written at `path` for `option` (e.g. "--out"):
+/// the name is not empty, does not end in '/', its file name does not start with '.' (an empty name
+/// before the extension, e.g. "d/.csv", would be a hidden file), the folder exists, is a folder and
+/// takes a new file (a probe file is created and removed), and nothing exists at `path` yet (unless
+/// `replace`). Throws InputError naming the option and the path.
+void check_output_file(const std::string& path, const std::string& option, bool replace = false);
+
+/// For options that name a prefix P of several files (P.csv, P.png, …): the same checks as
+/// check_output_file on every `prefix + suffix`, and the prefix's file-name part must not be empty
+/// ("d/" is refused: it would write "d/.csv").
+void check_output_prefix(const std::string& prefix, const std::string& option, std::initializer_list<const char*> suffixes);
+
+// ---- memory ----
+
+/// Host memory available for a new allocation, in bytes: MemAvailable of /proc/meminfo, else the free
+/// physical pages; 0 if unknown. $MEGAVIEW_HOST_MEMORY (bytes, a decimal integer) caps it, e.g. on a
+/// shared machine or in tests.
+uint64_t available_host_bytes();
+
+/// "1.5 GiB", "640 MiB", "12 KiB", "17 B".
+std::string bytes_text(uint64_t bytes);
+
+/// Throws InputError naming `option` if `need` bytes (for `what`, e.g. "a film of 16384x16384") exceed
+/// half of available_host_bytes() (the rest is for everything else); the message gives both amounts.
+/// Does nothing when the available memory is unknown.
+void check_host_memory(uint64_t need, const std::string& option, const std::string& what);
+
+}  // namespace mv::cli

@@ -1,0 +1,547 @@
+// megaview's command line: the GUI by default, and the headless subcommands render, reference,
+// mse-curve and bench (app/cli/cli.h). Bad input ends the program with one line on stderr,
+// "megaview: <message>", and exit status 1 (command-line syntax errors: CLI11's status).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app/cli/cli.h"
+#include "app/cli/cli_params.h"
+#include "app/cli/cli_strands.h"
+#include "app/cli/cli_validate.h"
+#include "app/session/megakernel_report.h"
+#include "app/session/strand_workloads.h"
+#include "app/gui/gui.h"
+#include "base/errors.h"
+
+namespace {
+
+using namespace mv;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Busy-time options: up to 1e7 ms (2.8 hours) per run or series.
+constexpr double kMaxBusyMs = 1e7;
+
+/// The options every command shares; `priority` is bound as text and parsed after CLI11 is done.
+struct Common {
+  SessionOptions session;
+  std::string priority = priority_name(PriorityFunction::Convergence);
+};
+
+std::vector<std::string> priority_names() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumPriorityFunctions; ++i) n.push_back(priority_name(static_cast<PriorityFunction>(i)));
+  return n;
+}
+
+/// Scene, size, sampling and device options (every command).
+void add_session_options(CLI::App& app, Common& c) {
+  SessionOptions& o = c.session;
+  app.add_option("--scene", o.scene, "scene name (a file in scenes/) or path to a scene file")->capture_default_str();
+  app.add_option("--width", o.width, "image width in pixels (default: the scene's)")
+      ->check(cli::integer(kMinResolution, kMaxResolution, "pixels"));
+  app.add_option("--height", o.height, "image height in pixels (default: the scene's)")
+      ->check(cli::integer(kMinResolution, kMaxResolution, "pixels"));
+  app.add_option("--paths-per-pixel", o.task.paths_per_pixel, "new samples per pixel each time a patch runs")
+      ->check(cli::integer(1, 64))
+      ->capture_default_str();
+  app.add_option("--spp", o.task.target_spp, "target samples per pixel (default: the scene's)")
+      ->check(cli::integer(1, kMaxTargetSpp));
+  app.add_option("--seed", o.task.seed, "random seed (same seed, same image)")
+      ->check(cli::integer(0, UINT32_MAX))
+      ->capture_default_str();
+  app.add_option("--wave-size", o.schedule.wave_size, "tasks per priority wave K")
+      ->check(cli::integer(1, 1 << 24))
+      ->capture_default_str();
+  app.add_flag("--cpu", o.force_cpu, "render on the CPU even when a GPU is present");
+}
+
+void add_strategy_option(CLI::App& app, Common& c, const std::string& default_text) {
+  app.add_option("--strategy", c.session.strategy, "scheduling strategy (default: " + default_text + ")")
+      ->check(CLI::IsMember(patch_strategies().names()));
+}
+
+/// A number in `text` checked by `ok`; else the message "must be <what>, got "<text>"" (app/cli/cli_validate.h).
+template <class T, class Ok>
+CLI::Validator number_check(const std::string& what, Ok ok) {
+  return cli::checked<T>(what, ok);
+}
+
+/// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel/megakernel_settings.h). They apply whenever the
+/// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
+void add_megakernel_options(CLI::App& app, Common& c) {
+  add_param_options(app, megakernel_params().specs(), "megakernel",
+                    [&c](const std::string& name, const std::string& text) {
+                      set_megakernel_setting(c.session.megakernel, name, text);
+                    });
+}
+
+void add_priority_option(CLI::App& app, Common& c) {
+  app.add_option("--priority", c.priority, "priority function of the patch tasks")
+      ->check(CLI::IsMember(priority_names()))
+      ->capture_default_str();
+  app.add_option("--noise-threshold", c.session.task.noise_threshold,
+                 "priority adaptive: noise threshold t (Cycles' adaptive sampling: a pixel converges at error < 5t)")
+      ->check(number_check<float>("in (0, 1]", [](float v) { return v > 0.f && v <= 1.f; }))
+      ->capture_default_str();
+}
+
+void add_reference_option(CLI::App& app, Common& c, const std::string& what) {
+  app.add_option("--reference", c.session.reference, what);
+}
+
+SessionOptions finish(const Common& c) {
+  SessionOptions o = c.session;
+  o.task.priority = parse_priority(c.priority.c_str());
+  return o;
+}
+
+/// One line on stderr: "megaview: <message>".
+void report(const std::string& message) {
+  std::string line = message;
+  for (char& ch : line)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  std::fprintf(stderr, "megaview: %s\n", line.c_str());
+}
+
+/// CLI11's message in the program's style where CLI11 words it otherwise: "Could not convert: --x = v"
+/// becomes "--x: could not read "v" as its value". Validated options never get there (cli_validate.h).
+std::string parse_error_text(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const std::string convert = "Could not convert: ";
+  if (what.rfind(convert, 0) == 0) {
+    const size_t eq = what.find(" = ", convert.size());
+    if (eq != std::string::npos)
+      return what.substr(convert.size(), eq - convert.size()) + ": could not read \"" + what.substr(eq + 3) +
+             "\" as its value";
+  }
+  return what;
+}
+
+const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
+
+/// The viewer's target spp without --spp: the reference images' sample count (assets/*.json).
+constexpr uint32_t kViewerTargetSpp = 65536;
+
+void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
+  add_session_options(app, c);
+  add_strategy_option(app, c, kDefaultStrategy);
+  add_megakernel_options(app, c);
+  add_priority_option(app, c);
+  add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
+  app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
+      ->check(cli::integer(0, 100000000));
+  app.add_option("--window-shot", gui.window_shot, "after --frames frames, save the window as this PNG");
+  app.add_flag("--host-copy", gui.force_host_copy,
+               "display through a host copy even where CUDA-GL interop works (to compare their cost)");
+  app.add_option("--capture-dir", gui.capture_dir, "folder for screenshots")->capture_default_str();
+  app.add_option_function<std::vector<std::string>>(
+         "--smoke-at",
+         [&gui](const std::vector<std::string>& steps) {
+           for (const std::string& s : steps) gui.smoke_actions.push_back(parse_smoke_action(s));
+         },
+         "scripted smoke-test steps, comma separated: " + smoke_forms_text())
+      ->delimiter(',');
+  // Strand mode: --workload opens the viewer on a strand workload instead of the path tracer.
+  app.add_option("--workload", gui.strand_workload,
+                 "start in strand mode on this strand workload (" + strand_workload_names() + ")");
+  app.add_option("--strand-strategy", gui.strand_strategy,
+                 "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
+  app.add_option_function<std::string>(
+      "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
+      "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  add_param_options(app, strand_params().specs(), "strand mode",
+                    [&gui](const std::string& name, const std::string& text) { gui.strand_knobs[name] = text; });
+  app.add_option("--fill-in", gui.fill_in_seconds,
+                 "strand mode: seconds of the fill-in replay of each finished run (the strands in the order they "
+                 "finished); 0: the finished image at once (default 2, and 0 with --frames)")
+      ->check(cli::real({0.0}, {60.0}, "s"));
+  app.add_option_function<std::string>(
+      "--strand-size",
+      [&gui](const std::string& text) {
+        std::tie(gui.strand_width, gui.strand_height) = parse_strand_size(text, "--strand-size");
+      },
+      "strand mode: WxH strands (default: the paper's strand count)");
+  app.add_option_function<std::string>(
+      "--split",
+      [&gui](const std::string& spec) {
+        gui.split_spec = parse_split_spec(spec);
+        gui.split = true;
+      },
+      "start in split view (Kerbl 2012 Fig 8): the right half rendered by STRATEGY[:PRIORITY] at the same "
+      "sample budget (without a priority: variance next to none, else none)");
+}
+
+CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
+  CLI::App* cmd = app.add_subcommand("render", "render one image to F.png (tone-mapped) and F.exr (linear)");
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, kDefaultStrategy);
+  add_megakernel_options(*cmd, c);
+  add_priority_option(*cmd, c);
+  add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
+  cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"));
+  cmd->add_option("--budget", r.budget,
+                  "stop after this fraction of the full budget (every patch at the target) was traced, e.g. 0.4 "
+                  "for Kerbl 2012's Figs 6-7")
+      ->check(cli::real({0.0, false}, {1.0}));
+  cmd->add_option("--heat-out", r.heat_out, "also write the heat map of samples per patch as this PNG");
+  cmd->add_option("--out", r.out, "output PNG; the EXR goes beside it")->required();
+  return cmd;
+}
+
+CLI::App* add_reference_command(CLI::App& app, Common& c, ReferenceCommand& r) {
+  CLI::App* cmd = app.add_subcommand("reference", "render a ground-truth EXR with a sidecar JSON");
+  c.session.task.seed = kReferenceSeed;
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, "the fastest: uniform on a GPU, cpu-parallel otherwise");
+  cmd->get_option("--spp")->required();
+  cmd->add_option("--out", r.out, "output EXR; R.json goes beside it")->required();
+  cmd->add_flag("--force", r.force, "replace existing output files");
+  return cmd;
+}
+
+CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
+  CLI::App* cmd = app.add_subcommand("mse-curve", "MSE over time and over samples per strategy (Kerbl 2012, Fig 9)");
+  add_session_options(*cmd, c);
+  add_megakernel_options(*cmd, c);
+  add_priority_option(*cmd, c);
+  add_reference_option(*cmd, c, "reference EXR (default: the scene's, if any)");
+  cmd->add_option("--compare", m.compare,
+                  "series strategy[:priority], comma separated; without a priority: none for uniform, else --priority "
+                  "(default: uniform,sorted-waves:convergence,sorted-waves:variance with a GPU, "
+                  "cpu-parallel:none,cpu-parallel:convergence,cpu-parallel:variance without)")
+      ->delimiter(',');
+  cmd->add_option("--duration-ms", m.duration_ms, "busy time per series")
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
+      ->capture_default_str();
+  cmd->add_option("--interval-ms", m.interval_ms, "busy time between records")
+      ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
+      ->capture_default_str();
+  cmd->add_option("--goal-spp", m.goal_spp,
+                  "time to quality: the goal is uniform's MSE at this mean spp; prints each series' time and "
+                  "samples to reach it relative to uniform's")
+      ->check(cli::real({0.0, false}, {static_cast<double>(kMaxTargetSpp)}, "spp"));
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P-time and P-samples .png/.pdf")->required();
+  return cmd;
+}
+
+CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBenchCommand& sb) {
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "time full renders per strategy (median of repeats); with --workload, Lehmann 2023's strand strategies");
+  add_session_options(*cmd, c);
+  add_megakernel_options(*cmd, c);
+  add_priority_option(*cmd, c);
+  cmd->add_option("--strategies", b.strategies,
+                  "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(patch_strategies().names()));
+  cmd->add_option("--repeat", b.repeat, "timed renders per strategy")
+      ->check(cli::integer(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
+  // The strand bench (app/cli/cli_strand_bench.cpp): --workload selects it.
+  cmd->add_option("--workload", sb.workloads,
+                  "strand workloads, comma separated (" + strand_workload_names() + "): time strand strategies")
+      ->delimiter(',');
+  cmd->add_option("--strategy", sb.strategies,
+                  "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
+      ->delimiter(',');
+  cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+  cmd->add_option("--size", sb.size,
+                  "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
+  add_param_options(*cmd, strand_params().specs(), "strand strategies",
+                    [&sb](const std::string& name, const std::string& text) { sb.knobs[name] = text; });
+  cmd->add_flag("--record-finish-order", sb.record_finish_order,
+                "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
+  cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv, P.json and P.png/.pdf (--out-prefix)");
+  cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")
+      ->check(cli::integer(4096, 1 << 26))
+      ->capture_default_str();
+  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv, P.json and P.png/.pdf");
+  return cmd;
+}
+
+/// `bench` times path-tracer renders or, with --workload, strand strategies; each refuses the other's options.
+void check_bench_mode(const CLI::App& cmd) {
+  const bool strands = cmd.count("--workload") > 0;
+  const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
+                                               "--seed",      "--wave-size", "--priority", "--strategies"};
+  std::vector<std::string> strand_only = {"--strategy",          "--grid",       "--size",
+                                          "--sweep",             "--sweep-max-threads", "--out-prefix",
+                                          "--record-finish-order"};
+  for (const ParamSpec& spec : strand_params().specs()) {
+    strand_only.push_back("--" + spec.name);
+    if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
+  }
+  for (const std::string& name : strands ? patch_only : strand_only)
+    if (cmd.count(name) > 0)
+      throw InputError("", name,
+                       strands ? "is an option of the path tracer's bench, not of the strand bench (--workload)"
+                               : "belongs to the strand bench: give --workload too");
+}
+
+CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
+  CLI::App* cmd =
+      app.add_subcommand("sort-bench", "one-block bitonic sort and merges vs CUB radix sorts (Kerbl 2012, Fig 3)");
+  cmd->add_option("--sizes", s.sizes, "keys n, comma separated powers of two in [32, 1024] (default: all)")
+      ->delimiter(',')
+      ->check(cli::power_of_two(32, 1024));
+  cmd->add_option("--threads", s.threads, "block sizes, comma separated powers of two in [32, 1024] (default: all)")
+      ->delimiter(',')
+      ->check(cli::power_of_two(32, 1024));
+  cmd->add_option("--batches", s.batches, "sorts of different keys per timed run")
+      ->check(cli::integer(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--repeat", s.repeat, "timed runs (median reported)")
+      ->check(cli::integer(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--seed", s.seed, "random keys")->check(cli::integer(0, UINT32_MAX))->capture_default_str();
+  cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file");
+  cmd->add_option("--plot", s.plot, "also draw time vs n at the best block size from --csv to this PNG (and .pdf beside it; needs matplotlib)");
+  return cmd;
+}
+
+CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
+  CLI::App* cmd = app.add_subcommand(
+      "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
+  cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr or mandelbrot")
+      ->check(CLI::IsMember({"vr-lite-cam", "illust-vr", "mandelbrot"}))
+      ->capture_default_str();
+  cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")->capture_default_str();
+  cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)");
+  cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)");
+  // The bound on the work per strand: the steps along a ray grow as 1 / step (10x the default at most).
+  cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")
+      ->check(cli::real({kMinStrandStepVoxels}, {16.0}, "voxels"));
+  cmd->add_option("--azimuth", s.azimuth, "orbit camera azimuth, degrees (0: from the front)")
+      ->check(cli::real({-360.0}, {360.0}, "degrees"))
+      ->capture_default_str();
+  cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")
+      ->check(cli::real({-89.0}, {89.0}, "degrees"))
+      ->capture_default_str();
+  cmd->add_option("--distance", s.distance, "eye distance from the volume centre (default: ch2's, or framing)")
+      ->check(cli::real({0.0, false}, {1e6}, "world units"));
+  cmd->add_option("--smooth", s.smooth, "Gaussian pre-blur of the volume, sigma in voxels (0: none)")
+      ->check(cli::real({0.0}, {16.0}, "voxels"))
+      ->capture_default_str();
+  cmd->add_option("--out", s.out, "output PNG")->required();
+  return cmd;
+}
+
+CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
+  CLI::App* cmd = app.add_subcommand(
+      "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
+  cmd->add_option("--n", m.n, "queue lengths, comma separated")
+      ->delimiter(',')
+      ->check(cli::integer(2, 1 << 24))
+      ->capture_default_str();
+  cmd->add_option("--task-us", m.task_us, "task durations in µs, comma separated")
+      ->delimiter(',')
+      ->check(cli::real({1e-3}, {1e7}, "µs"))
+      ->capture_default_str();
+  cmd->add_option("--workers", m.workers, "concurrent workers (default: an H100's 132 SMs x 8 warps)")
+      ->check(cli::integer(1, 1 << 24))
+      ->capture_default_str();
+  cmd->add_option("--segment", m.segment, "entries per queue segment")->check(cli::integer(1, 1 << 24))->capture_default_str();
+  cmd->add_option("--sort-us", m.sort_us,
+                  "µs per controller pass: unsorted-unsorted,one-sorted,sorted-sorted (default: estimates, see "
+                  "app/cli/cli.h)")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(cli::real({1e-3}, {1e6}, "µs"))
+      ->capture_default_str();
+  cmd->add_option("--buffer-multiplier", m.buffer_multiplier, "multiplier on the time buffers (Kerbl 5.4)")
+      ->check(cli::real({0.0, false}, {kInf}))
+      ->capture_default_str();
+  cmd->add_flag("!--no-time-management", m.time_management, "lock segments without checking the time buffers");
+  cmd->add_option("--order", m.order, "initial queue order")
+      ->check(CLI::IsMember({"ascending", "random", "descending"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", m.seed, "seed of the random order")->check(cli::unsigned64())->capture_default_str();
+  cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
+  return cmd;
+}
+
+CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
+  CLI::App* cmd = app.add_subcommand(
+      "sched-bench", "order score S(n) of the GPU megakernel with blocking tasks, controller vs FIFO (Kerbl 2012, Figs 4-5)");
+  cmd->add_option("--n", b.n, "queue lengths, comma separated")
+      ->delimiter(',')
+      ->check(cli::integer(2, 1 << 24))
+      ->capture_default_str();
+  cmd->add_option("--task-us", b.task_us, "task durations in µs, comma separated")
+      ->delimiter(',')
+      ->check(cli::real({0.0, false}, {1e6}, "µs"))
+      ->capture_default_str();
+  cmd->add_option("--threads", b.threads, "block sizes of the persistent kernel, comma separated")
+      ->delimiter(',')
+      ->check(cli::multiple_of(32, 32, 1024))
+      ->capture_default_str();
+  cmd->add_option("--controllers", b.controllers, "controller block counts P, comma separated")
+      ->delimiter(',')
+      ->check(cli::integer(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--segment", b.segment, "segment size S (power of two in [32, 512])")
+      ->check(cli::power_of_two(32, 512))
+      ->capture_default_str();
+  cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")
+      ->check(cli::real({0.0, false}, {kInf}))
+      ->capture_default_str();
+  cmd->add_flag("!--no-time-management", b.time_management, "lock pairs without the §5.2 time check");
+  cmd->add_flag("--wave-aware", b.wave_aware, "buffer = floor(entries ahead / workers) × shortest task");
+  cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")
+      ->check(cli::integer(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")
+      ->check(cli::integer(1, 1000))
+      ->capture_default_str();
+  cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
+  cmd->add_flag("--pull-forward", b.pull_forward, "front-pull merges (beyond Kerbl; MegakernelSettings::pull_forward)");
+  cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")
+      ->check(cli::integer(1, 1024))
+      ->capture_default_str();
+  cmd->add_flag("!--measure-durations", b.static_duration,
+                "§5.3 measured task durations instead of the known static one (§5.4)");
+  cmd->add_option("--queue", b.queue,
+                  "queue design of the sorted runs: buckets (the program's default), quanta, or kerbl (the paper's "
+                  "controller; FIFO runs are always Kerbl's ring without a controller)")
+      ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
+      ->capture_default_str();
+  cmd->add_option("--buckets", b.buckets, "rings K of queue buckets")
+      ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
+      ->capture_default_str();
+  cmd->add_option("--order-log", b.order_log,
+                  "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "
+                  "from which tools/order_score.py recomputes each run's S(n)");
+  cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
+  return cmd;
+}
+
+CLI::App* add_allocation_bound_command(CLI::App& app, Common& c) {
+  CLI::App* cmd = app.add_subcommand(
+      "allocation-bound", "fewest samples any priority needs for uniform's MSE on a scene (Neyman allocation bound)");
+  add_session_options(*cmd, c);
+  add_strategy_option(*cmd, c, "uniform on a GPU, cpu-parallel otherwise");
+  return cmd;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
+      "Without a subcommand it opens the viewer.",
+      "megaview"};
+  app.require_subcommand(0, 1);
+  Common viewer_c, render_c, reference_c, curve_c, bench_c;
+  GuiOptions gui;
+  RenderCommand render;
+  ReferenceCommand reference;
+  MseCurveCommand curve;
+  BenchCommand bench;
+  StrandBenchCommand strand_bench;
+  add_viewer_options(app, viewer_c, gui);
+  CLI::App* render_cmd = add_render_command(app, render_c, render);
+  CLI::App* reference_cmd = add_reference_command(app, reference_c, reference);
+  CLI::App* curve_cmd = add_mse_curve_command(app, curve_c, curve);
+  CLI::App* bench_cmd = add_bench_command(app, bench_c, bench, strand_bench);
+  SchedModelCommand sched_model;
+  CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
+  SortBenchCommand sort_bench;
+  CLI::App* sort_bench_cmd = add_sort_bench_command(app, sort_bench);
+  Common bound_c;
+  CLI::App* bound_cmd = add_allocation_bound_command(app, bound_c);
+  SchedBenchCommand sched_bench;
+  CLI::App* sched_bench_cmd = add_sched_bench_command(app, sched_bench);
+  StrandsCommand strands;
+  CLI::App* strands_cmd = add_strands_command(app, strands);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    report(parse_error_text(e));
+    return e.get_exit_code();
+  }
+
+  if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
+    gui.session = finish(viewer_c);
+    // The viewer is for watching the priorities work: without --spp it keeps refining up to the
+    // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
+    if (gui.session.task.target_spp == 0) gui.session.task.target_spp = kViewerTargetSpp;
+    check_strand_options(gui);
+    if (!gui.window_shot.empty()) {  // checked before the window opens, never replaced after the frames
+      if (gui.frames == 0) throw InputError("", "--window-shot", "needs --frames N (the shot is taken after N frames)");
+      sibling_path(gui.window_shot, "--window-shot", ".png", ".png");
+      cli::check_output_file(gui.window_shot, "--window-shot");
+    }
+    return run_gui(gui);
+  }
+  // Options before the subcommand belong to the viewer; say so rather than ignore them.
+  const std::string sub = app.get_subcommands().front()->get_name();
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0)
+      throw InputError(
+          "", opt->get_name(),
+          "comes before `" + sub + "`, so it is the viewer's option; give `" + sub + "`'s options after its name");
+  if (render_cmd->parsed()) {
+    if (render_cmd->count("--spp") == 0 && render.time_ms <= 0.0)
+      throw InputError("", "render", "give --spp N (samples per pixel) or --time-ms T (busy time), or both");
+    render.session = finish(render_c);
+    run_render(render);
+  } else if (reference_cmd->parsed()) {
+    reference.session = finish(reference_c);
+    run_reference(reference);
+  } else if (curve_cmd->parsed()) {
+    curve.session = finish(curve_c);
+    if (curve.compare.empty()) {
+      curve.compare =
+          !curve.session.force_cpu && gpu_available()
+              ? std::vector<std::string>{"uniform", "sorted-waves:convergence", "sorted-waves:variance"}
+              : std::vector<std::string>{"cpu-parallel:none", "cpu-parallel:convergence", "cpu-parallel:variance"};
+    }
+    run_mse_curve(curve);
+  } else if (bench_cmd->parsed()) {
+    check_bench_mode(*bench_cmd);
+    if (bench_cmd->count("--workload") > 0) {
+      strand_bench.repeat = bench.repeat;
+      strand_bench.csv = bench.csv;
+      strand_bench.force_cpu = bench_c.session.force_cpu;
+      run_strand_bench(strand_bench);
+      return 0;
+    }
+    bench.session = finish(bench_c);
+    run_bench(bench);
+  } else if (sched_model_cmd->parsed()) {
+    run_sched_model(sched_model);
+  } else if (sort_bench_cmd->parsed()) {
+    run_sort_bench(sort_bench);
+  } else if (bound_cmd->parsed()) {
+    AllocationBoundCommand b;
+    b.session = finish(bound_c);
+    run_allocation_bound(b);
+  } else if (sched_bench_cmd->parsed()) {
+    run_sched_bench(sched_bench);
+  } else if (strands_cmd->parsed()) {
+    run_strands(strands);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const InputError& e) {
+    report(e.what());
+  } catch (const CudaError& e) {
+    report(std::string("CUDA error: ") + e.what());
+  } catch (const std::exception& e) {
+    report(e.what());
+  }
+  return 1;
+}

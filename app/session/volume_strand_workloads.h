@@ -1,0 +1,35 @@
+// The volume strand workloads built by name for the strand bench and the CLI: the volume is loaded once
+// per process and shared; CPU strategies get a workload over its host samples, GPU strategies one over a
+// DeviceVolume uploaded on first use. For app/session/strand_workloads.cu's registry (one line each, with
+// the strategy's side: StrandStrategyInfo::needs_gpu → Side::Device).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "app/session/strand_view_params.h"
+#include "base/common.h"
+#include "render/field/volume.h"
+#include "render/strands/illust_vr.h"
+#include "render/strands/vr_lite_cam.h"
+
+namespace mv {
+
+/// The view of volume `name` (default_volume_path: a path, $MEGAVIEW_VOLUMES/name…, or "ch2") on `side`.
+/// The first call per name loads it (load_volume); the first Side::Device call per name uploads it
+/// (DeviceVolume: check_volume_fits(v, true), and std::runtime_error without a GPU). Both stay until the
+/// process ends, so the returned reference stays valid. Thread-safe. Throws what those throw.
+const VolumeView& shared_volume_view(const std::string& name, Side side);
+
+/// The camera of `view` on ch2: ch2_camera() for the default view (bit for bit today's), else
+/// orbit_camera(ch2, view.azimuth_deg, view.elevation_deg, view.distance, kCh2Fov).
+/// Throws InputError("view", field, …) for a bad view.
+PinholeCamera ch2_view_camera(const VolumeView& ch2, const StrandViewParams& view);
+/// vr-lite-cam on ch2 with the default parameters (Lehmann 2023 Fig 3.2's 460 × 360 by default) at
+/// width × height, over ch2's samples on `side`, seen through ch2_view_camera(view).
+VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {});
+/// illust-vr on ch2 with the default parameters (640 × 480 in the paper) at width × height on `side`, seen
+/// through ch2_view_camera(view).
+IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {});
+
+}  // namespace mv

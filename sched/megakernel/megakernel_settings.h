@@ -1,0 +1,263 @@
+// The priority megakernel's settings and statistics (sched/megakernel/megakernel.cuh, Kerbl 2012 §3–§6) in plain
+// C++: the viewer's panels, the command line and the capture sidecar read and write them without CUDA
+// headers, through MegakernelControl (what Session::megakernel() returns). Every knob is described once, in
+// megakernel_params() (base/params.h): its name, range, default, doc and source; the ranges checked by
+// validate(), the CLI options, the GUI panel, the sidecar and scripted changes all come from that table.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "base/enum_names.h"
+#include "base/errors.h"
+#include "base/params.h"
+
+namespace mv {
+
+/// How the megakernel's workers order the tasks they execute (MegakernelSettings::queue).
+enum class QueueDesign : uint32_t {
+  /// Kerbl 2012 exactly: one segmented ring, every task re-enqueued at the back, controller blocks sort
+  /// pairs of segments (§3–§5). Every live task runs once per turn-over of the ring, so on a GPU that
+  /// turns the ring over faster than the controllers merge it the sample allocation stays uniform
+  /// (docs/perf.md); kept for the paper's experiments (sched-bench, sort-bench, Figs 3–5).
+  Kerbl = 0,
+  /// K FIFO rings: urgent tasks, then a calendar queue over priority bands (sched/megakernel/priority_table.h);
+  /// workers serve the most urgent non-empty band, every age_period-th claim of a warp the fullest ring.
+  Buckets = 1,
+  /// One FIFO ring; a task draws priority-proportional quanta of sample batches per visit, through a
+  /// per-task credit (0: it yields this visit) (sched/megakernel/priority_table.h).
+  Quanta = 2,
+};
+inline constexpr int kNumQueueDesigns = 3;
+
+/// The queue designs' names, in QueueDesign order: "kerbl", "buckets", "quanta".
+inline constexpr EnumNames<QueueDesign, kNumQueueDesigns> kQueueDesignNames{{"kerbl", "buckets", "quanta"}};
+
+inline const char* queue_design_name(QueueDesign d) { return kQueueDesignNames(d); }
+
+/// Parses a queue design name; throws InputError("", "--queue", ...) listing the names.
+inline QueueDesign parse_queue_design(const std::string& name) {
+  return kQueueDesignNames.parse(name, "--queue", "queue design");
+}
+
+/// Settings of the megakernel beyond ScheduleSettings (block_size is taken from there). Changing
+/// segment_size or blocks_per_sm rebuilds the queue at the next step; the others apply to the next slice.
+struct MegakernelSettings {
+  /// Queue design. Changing it rebuilds the queue at the next step (the film is kept).
+  QueueDesign queue = QueueDesign::Buckets;
+  /// `buckets`: number of rings K, [3, 32]: one of urgent tasks, a calendar window of K − 2 priority bands
+  /// of at most a factor 1.25 each, four an octave (K = 32: 7.5 octaves of priority), and one of the tasks
+  /// below the window.
+  uint32_t buckets = 32;
+  /// `buckets`: every age_period-th claim of a worker warp takes the ring with the most waiting entries
+  /// instead of the most urgent one, so no task waits for ever whatever the priorities (0: never; else
+  /// [2, 65536]).
+  uint32_t age_period = 32;
+  /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
+  /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
+  uint32_t quantum_max = 4;
+  /// Segment size S (§3.2): a power of two in [32, 512]. The paper's runs use 256.
+  uint32_t segment_size = 256;
+  /// The controller sorts (§4.3). false: the queue runs in plain FIFO order (the fair comparison).
+  bool controller = true;
+  /// §5.2 collision avoidance: lock a pair only when the buffer ahead covers the sort time.
+  bool time_management = true;
+  /// §5.3 metadata: measure each task's shortest duration and keep per-segment minima. false: every
+  /// buffer segment counts `constant_segment_cycles` (§5.4, "a constant global variable").
+  bool collect_metadata = true;
+  /// §5.4: > 0 assumes every task takes this many cycles instead of measuring (needs collect_metadata).
+  uint32_t static_task_cycles = 0;
+  /// Buffer time per segment when collect_metadata is false, in cycles.
+  uint32_t constant_segment_cycles = 100000;
+  /// §5.4's global multiplier on the buffer time (> 1: optimistic, sorts more, collides more).
+  float buffer_multiplier = 1.0f;
+  /// false: Kerbl's buffer = Σ over buffer segments of their shortest task (one segment per task
+  /// duration; right when workers ≤ S). true: floor(R / W) × the shortest of them, R entries ahead of the
+  /// pair and W worker warps (the bound of sched/megakernel/queue_model.h; right when W > S, as on an H100).
+  bool wave_aware_buffer = false;
+  /// Record the slice's dequeue order (priorities) and compute its order score S(n) (sched/megakernel/score.h).
+  bool record_order = false;
+  /// At most this many dequeues per slice are recorded.
+  uint32_t record_capacity = 1u << 16;
+  /// Watchdog: the longest any busy-wait may last, and the host's limit on one slice (then it asks the
+  /// kernel to stop, which ends the slice early but cleanly), in seconds, (0, 60].
+  double watchdog_seconds = 2.0;
+  /// Resident blocks per SM (0: the most the occupancy calculator allows).
+  uint32_t blocks_per_sm = 0;
+  /// Controller blocks P in [1, 64] (beyond Kerbl, who uses one): blocks 0 … P−1 sort, the rest work.
+  /// Controller i restarts its back-to-front walk (Fig 2) at the back of the i-th of P equal ranges of the
+  /// sortable queue, so P walks run staggered like a pipelined bubble sort; they meet only through the
+  /// segments' try-locks, which keep any overlap safe. An H100's 132 SMs drain a segment far faster than
+  /// one block can merge the queue (docs/perf.md); P > 1 multiplies the merge rate.
+  uint32_t controllers = 1;
+  /// How a rebuild orders the queue: true (default) by descending priority, as the controller would
+  /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
+  /// Kerbl §6.2). Only a rebuild reads it.
+  bool rebuild_sorted = true;
+  /// Front-pull merges (beyond Kerbl): instead of Fig 2's adjacent pairs, a controller merges the
+  /// segment its walk is at (from the back towards the front) with a *target* segment just ahead of the
+  /// head — head + 1 + pull_distance (+ i for controller i, + an adaptive extra after §5.2 refusals) —
+  /// so the best S entries of every segment it visits land right behind the segment in execution. On an
+  /// H100 the ring is consumed ~50× faster than adjacent merges can carry an entry forward (perf.md);
+  /// a pull moves it the whole way in one merge. Same locks, same "full and untouched" rule, same time
+  /// check (on the buffer ahead of the target).
+  bool pull_forward = false;
+  /// Segments between the one in execution and the pull target, [1, 1024].
+  uint32_t pull_distance = 4;
+
+  /// Throws InputError("", "--name", …) naming the first setting that megakernel_params() does not allow.
+  void validate() const;
+};
+
+/// The megakernel's knobs (base/params.h), bound to the fields of MegakernelSettings, in panel order.
+/// Names are the CLI options without the dashes; `when` ties a knob to the queue design that reads it.
+inline const ParamTable<MegakernelSettings>& megakernel_params() {
+  static const ParamTable<MegakernelSettings> table = [] {
+    using K = ParamKind;
+    using M = MegakernelSettings;
+    const std::string kerbl = "queue=kerbl", buckets = "queue=buckets";
+    const double u32 = 4294967295.0;
+    ParamTable<M> t;
+    t.add(make_param("queue", K::Choice, 0, 0,
+                     "how the workers order the tasks: kerbl (one sorted ring, Kerbl 2012 exactly), buckets (priority "
+                     "rings: urgent tasks run again first), quanta (priority-proportional sample batches per visit); a "
+                     "change rebuilds the queue from the film",
+                     "Kerbl 2012 §3-5; sched/megakernel/priority_table.h", "", 0,
+                     {kQueueDesignNames.names.begin(), kQueueDesignNames.names.end()}),
+          &M::queue);
+    t.add(make_param("buckets", K::Int, 3, 32,
+                     "rings K: urgent, a calendar window of K - 2 priority bands (four an octave) and the tasks below it",
+                     "sched/megakernel/priority_table.h", buckets),
+          &M::buckets);
+    t.add(make_param("age-period", K::Int, 2, 65536,
+                     "every n-th claim of a worker warp serves the ring with the most waiting tasks, so no task waits "
+                     "for ever (0: off)",
+                     "sched/megakernel/priority_table.h", buckets, kParamZeroIsOff),
+          &M::age_period);
+    t.add(make_param("quantum-max", K::Int, 2, 64,
+                     "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
+                     "(median) to 1/Q",
+                     "sched/megakernel/priority_table.h", "queue=quanta"),
+          &M::quantum_max);
+    t.add(make_param("segment-size", K::Int, 32, 512,
+                     "entries per queue segment S; the controller sorts pairs of full segments (2S keys a pass)",
+                     "Kerbl 2012 §3.2, §4.3", kerbl, kParamPowerOfTwo),
+          &M::segment_size);
+    t.add(make_param("controller", K::Bool, 0, 1,
+                     "a controller block merges adjacent segments with the bitonic sort (off: the queue runs FIFO, the "
+                     "fair comparison)",
+                     "Kerbl 2012 §3.1, §4, §6.2", kerbl),
+          &M::controller);
+    t.add(make_param("controllers", K::Int, 1, 64,
+                     "controller blocks P walking staggered over P ranges of the queue (1: Kerbl's single controller)",
+                     "beyond Kerbl 2012 §4", kerbl),
+          &M::controllers);
+    t.add(make_param("time-management", K::Bool, 0, 1,
+                     "lock a pair only when the buffer ahead of it outlasts the longest sort measured for its method",
+                     "Kerbl 2012 §5.2", kerbl),
+          &M::time_management);
+    t.add(make_param("buffer-multiplier", K::Real, 0.01, 100,
+                     "multiplier on the estimated buffer time (> 1 optimistic: sorts closer to the front, collides "
+                     "more)",
+                     "Kerbl 2012 §5.4", kerbl),
+          &M::buffer_multiplier);
+    t.add(make_param("wave-aware-buffer", K::Bool, 0, 1,
+                     "buffer = floor(entries ahead / worker warps) x the shortest task ahead (right when the workers "
+                     "outnumber a segment's entries; sched/megakernel/queue_model.h)",
+                     "beyond Kerbl 2012 §5.3", kerbl),
+          &M::wave_aware_buffer);
+    t.add(make_param("pull-forward", K::Bool, 0, 1,
+                     "merge each segment of the walk with a target just ahead of the head instead of its neighbour",
+                     "beyond Kerbl 2012 §4", kerbl),
+          &M::pull_forward);
+    t.add(make_param("pull-distance", K::Int, 1, 1024, "segments between the one in execution and the pull target",
+                     "beyond Kerbl 2012 §4", kerbl),
+          &M::pull_distance);
+    t.add(make_param("collect-metadata", K::Bool, 0, 1,
+                     "measure every task's shortest duration and keep per-segment minima for the buffer estimate "
+                     "(off: every buffer segment counts the constant segment cycles)",
+                     "Kerbl 2012 §5.3", kerbl),
+          &M::collect_metadata);
+    t.add(make_param("static-task-cycles", K::Int, 0, u32,
+                     "> 0: assume every task takes this many cycles instead of measuring it (0: measure)",
+                     "Kerbl 2012 §5.4", kerbl, kParamAdvanced),
+          &M::static_task_cycles);
+    t.add(make_param("constant-segment-cycles", K::Int, 0, u32,
+                     "buffer time of one segment while metadata collection is off, in cycles", "Kerbl 2012 §5.4",
+                     kerbl, kParamAdvanced),
+          &M::constant_segment_cycles);
+    t.add(make_param("blocks-per-sm", K::Int, 1, 64,
+                     "resident blocks per SM of the persistent grid (0: as many as the occupancy calculator allows); "
+                     "a change rebuilds the queue",
+                     "Kerbl 2012 §3.1", "", kParamZeroIsOff),
+          &M::blocks_per_sm);
+    t.add(make_param("record-order", K::Bool, 0, 1,
+                     "record each slice's dequeue order and show its sort accuracy S(n) (costs a download a frame)",
+                     "Kerbl 2012 §6.2"),
+          &M::record_order);
+    t.add(make_param("record-capacity", K::Int, 1, 16777216, "dequeues recorded per slice at most", "", "",
+                     kParamAdvanced),
+          &M::record_capacity);
+    t.add(make_param("watchdog-seconds", K::Real, 1e-9, 60,
+                     "longest busy-wait and host limit on one slice, in seconds (then the slice ends early)", "", "",
+                     kParamAdvanced),
+          &M::watchdog_seconds);
+    t.add(make_param("rebuild-sorted", K::Bool, 0, 1,
+                     "a rebuild orders the queue by descending priority (off: task index order, Kerbl §6.2's worst "
+                     "case for sched-bench)",
+                     "Kerbl 2012 §6.2", "", kParamAdvanced),
+          &M::rebuild_sorted);
+    return t;
+  }();
+  return table;
+}
+
+inline void MegakernelSettings::validate() const { megakernel_params().check(*this); }
+
+/// What the GUI shows about the megakernel (stats()); cumulative values count since the last rebuild.
+struct MegakernelStats {
+  // ---- launch configuration ----
+  uint32_t grid_blocks = 0;       ///< blocks of the persistent grid (blocks 0 … P−1: controllers)
+  uint32_t controllers = 0;       ///< controller blocks P of the last slice
+  uint32_t blocks_per_sm = 0;
+  uint32_t worker_warps = 0;
+  uint32_t registers = 0;         ///< registers per thread of the kernel
+  uint32_t capacity = 0;          ///< ring capacity C
+  // ---- last slice ----
+  uint64_t queue_length = 0;      ///< entries in the queue after the slice (= unfinished tasks)
+  uint64_t dequeues = 0;          ///< tickets taken in the slice
+  double tasks_per_second = 0.0;  ///< task executions / busy time
+  bool stopped_by_host = false;   ///< the slice hit the host stop flag (request_stop or time limit)
+  double order_score = -1.0;      ///< S(n) of the recorded dequeue order; −1 when not recorded
+  uint64_t recorded = 0;          ///< how many dequeues the score covers
+  // ---- cumulative ----
+  uint64_t slices = 0;
+  uint64_t sort_passes[3] = {0, 0, 0};      ///< per SortMethod
+  uint64_t sort_cycles_max[3] = {0, 0, 0};  ///< §5.3.2: the longest lock-to-unlock time per method
+  uint64_t lock_collisions = 0;   ///< worker accesses that met a locked segment
+  uint64_t wait_cycles = 0;       ///< worker cycles spent waiting for unlocks
+  uint64_t ctrl_lock_failures = 0;
+  uint64_t ctrl_time_refusals = 0;
+  uint64_t ctrl_restarts = 0;
+  uint64_t ctrl_not_full = 0;
+  uint64_t empty_executions = 0;  ///< dequeued tasks that were already finished: must stay 0
+  uint64_t yields = 0;            ///< `quanta`: visits that ran no batch (credit below one batch)
+  uint64_t aged_claims = 0;       ///< `buckets`: claims that served the fullest ring (ageing)
+  uint64_t table_passes = 0;      ///< `quanta`: controller passes over the priority histogram
+};
+
+/// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and
+/// Session::megakernel() returns the active strategy as this interface (null for other strategies).
+class MegakernelControl {
+ public:
+  virtual ~MegakernelControl() = default;
+  /// The settings the next step reads (segment_size and blocks_per_sm changes rebuild the queue there;
+  /// the others apply to the next slice). The step validates them (InputError naming the field).
+  virtual MegakernelSettings& settings() = 0;
+  virtual const MegakernelSettings& settings() const = 0;
+  /// The last slice's numbers and the counters since the last rebuild (all zero before the first step).
+  virtual const MegakernelStats& stats() const = 0;
+};
+
+}  // namespace mv
