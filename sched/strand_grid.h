@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/params.h"
+
 namespace mv {
 
 /// Largest n: 65535 · 1024 blocks, enough for one thread per strand of 2^32 strands at b = 64 and far
@@ -22,6 +24,14 @@ inline constexpr uint32_t kMaxGridBlocks = 65535u * 1024u;
 inline constexpr uint32_t kMinGridThreads = 32, kMaxGridThreads = 1024;
 /// Largest work unit c (strands per queue entry): 2^20.
 inline constexpr uint32_t kMaxWorkUnit = 1u << 20;
+
+/// The knob `work-unit` (base/params.h) of the global-queue strategies, on strands and on patch tasks:
+/// `items` names what a unit holds ("strands", "patch tasks").
+inline ParamSpec work_unit_param(const std::string& items) {
+  return make_param("work-unit", ParamKind::Int, 1, kMaxWorkUnit,
+                    items + " per work unit c that a thread or warp takes from the global queue",
+                    "Lehmann 2023 §3.4, §4.2.2");
+}
 
 struct GridConfig {
   bool automatic = true;   ///< `auto`: each GPU strategy resolves n and b with the occupancy API, c = 1

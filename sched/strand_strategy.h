@@ -210,10 +210,7 @@ inline const ParamTable<StrandRunSettings>& strand_params() {
     using R = StrandRunSettings;
     const std::string tasks = "Kerbl 2012 §6.3 on strands";
     ParamTable<R> t;
-    t.add(make_param("work-unit", K::Int, 1, kMaxWorkUnit,
-                     "strands per work unit c that a thread takes from the global queue (the grid's c; also with an "
-                     "auto grid)",
-                     "Lehmann 2023 §3.4, §4.2.2"),
+    t.add(work_unit_param("strands"),
           [](const R& r) { return static_cast<double>(r.grid.work_unit); },
           [](R& r, double v) { r.grid.work_unit = static_cast<uint32_t>(v); });
     t.add(make_param("permute-seed", K::Int, 0, 4294967295.0, "seed of the random permutation of the index space",

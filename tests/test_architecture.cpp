@@ -111,6 +111,20 @@ TEST(Architecture, CitedRepositoryPathsExist) {
   EXPECT_GT(checked, 100u);
 }
 
+TEST(Architecture, NoMergeConflictMarkersAnywhere) {
+  MV_REQUIRE_SOURCE_TREE();
+  const std::regex marker(R"re(^(<<<<<<< |=======$|>>>>>>> ))re");
+  std::vector<fs::path> files = {kRoot / "README.md", kRoot / "CMakeLists.txt", kRoot / "Makefile"};
+  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs", "scenes", "shaders"})
+    for (const fs::path& p : files_under(d, [](const fs::path&) { return true; }))
+      if (p.extension() != ".exr" && p.extension() != ".png" && p.extension() != ".pdf") files.push_back(p);
+  for (const fs::path& p : files) {
+    const auto lines = lines_of(p);
+    for (size_t i = 0; i < lines.size(); ++i)
+      EXPECT_FALSE(std::regex_search(lines[i], marker)) << where(p, i) << ": a merge-conflict marker";
+  }
+}
+
 TEST(Architecture, NoCitationsOfDocumentsOutsideTheRepository) {
   MV_REQUIRE_SOURCE_TREE();
   // The target-shape document and the issue tracker are not part of the repository: code and docs cite

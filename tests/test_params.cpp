@@ -159,6 +159,58 @@ TEST(Params, TheMegakernelsKnobsReachTheSessionsReportsGenerically) {
   EXPECT_EQ(s.strategy_params(), nullptr) << "uniform has no knobs of its own";
 }
 
+TEST(Params, AFilmStrategysKnobIsSetThroughTheSessionByName) {
+  // cuda-global-queue on patch tasks (sched/gpu/to_completion.cuh) has the knob work-unit; the session keeps
+  // it for whichever strategy has it, and refuses unknown knobs and values out of range by name.
+  const std::vector<ParamSpec>& film = patch_strategy_knobs();
+  ASSERT_EQ(film.size(), 1u);
+  EXPECT_EQ(film[0].name, "work-unit");
+  SessionOptions o;
+  o.scene = "room";
+  o.width = 32;
+  o.height = 24;
+  o.force_cpu = true;
+  Session s(o);
+  s.set_knob("work-unit", "4");
+  EXPECT_EQ(s.options().knobs.at("work-unit"), "4");
+  EXPECT_THROW(s.set_knob("work-unit", "0"), InputError);
+  EXPECT_EQ(s.options().knobs.at("work-unit"), "4") << "a refused value changes nothing";
+  try {
+    s.set_knob("warp-speed", "9");
+    ADD_FAILURE() << "an unknown knob was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--warp-speed");
+  }
+}
+
+TEST(Params, RunToCompletionFilmStrategiesRenderTheSameImageAsUniform) {
+  MV_REQUIRE_GPU();
+  // Every patch ends at the target with the same (pixel, sample)-keyed random numbers, so a strategy that
+  // fills patches one after another (bucket order) gives uniform's image bit for bit; each step keeps to
+  // its budget.
+  SessionOptions o;
+  o.scene = "room";
+  o.width = 96;
+  o.height = 64;
+  o.task.target_spp = 16;
+  o.strategy = "uniform";
+  Session ref(o);
+  ref.run(0, 0.0);
+  const std::vector<float> expected = ref.mean_image();
+  for (const char* strategy : {"cuda-batch", "cuda-global-queue"}) {
+    o.strategy = strategy;
+    o.knobs["work-unit"] = "3";
+    Session s(o);
+    const FrameStats first = s.advance(4096);
+    EXPECT_GT(first.step.work, 0u) << strategy;
+    EXPECT_LT(first.step.work, 4096u + 64u * 1024u) << strategy << ": the step overran its budget";
+    EXPECT_FALSE(s.done()) << strategy;
+    s.run(0, 0.0);
+    EXPECT_TRUE(s.done()) << strategy;
+    EXPECT_EQ(s.mean_image(), expected) << strategy;
+  }
+}
+
 TEST(Params, TheGlobalQueueRunsWithTheWorkUnitFromTheGenericKnob) {
   MV_REQUIRE_GPU();
   const StrandWorkloadEntry& w = find_strand_workload("checkerboard");
@@ -191,6 +243,10 @@ TEST(Params, TheCommandLineOptionsAreGeneratedFromTheTables) {
   EXPECT_NE(table.find("cpu-parallel,"), std::string::npos) << table;
   EXPECT_NE(table.find(",cpu-block=512\n"), std::string::npos) << table;
   // A megakernel knob that had no hand-written option before the table: generated like the others.
+  r = test::run_megaview(dir, "render --scene room --width 16 --height 16 --spp 1 --cpu --work-unit 0 --out '" +
+                                  (dir / "x.png") + "'");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--work-unit: must be an integer in [1, 1048576], got \"0\""), std::string::npos) << r.err;
   r = test::run_megaview(dir, "render --scene room --width 16 --height 16 --spp 1 --cpu --record-capacity 0 --out '" +
                                   (dir / "x.png") + "'");
   EXPECT_NE(r.code, 0);

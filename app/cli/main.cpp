@@ -2,6 +2,7 @@
 // mse-curve and bench (app/cli/cli.h). Bad input ends the program with one line on stderr,
 // "megaview: <message>", and exit status 1 (command-line syntax errors: CLI11's status).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -73,11 +74,21 @@ CLI::Validator number_check(const std::string& what, Ok ok) {
 
 /// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel/megakernel_settings.h). They apply whenever the
 /// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
-void add_megakernel_options(CLI::App& app, Common& c) {
+/// Every strategy knob as an option, generated from the tables (base/params.h): the megakernel's into
+/// c.session.megakernel, the other path tracer strategies' and (with `strands`) the strand strategies' into
+/// c.session.knobs, a name that both have (work-unit) once.
+void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
   add_param_options(app, megakernel_params().specs(), "megakernel",
                     [&c](const std::string& name, const std::string& text) {
                       set_megakernel_setting(c.session.megakernel, name, text);
                     });
+  std::vector<ParamSpec> specs = patch_strategy_knobs();
+  if (strands)
+    for (const ParamSpec& s : strand_params().specs())
+      if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& t) { return t.name == s.name; }))
+        specs.push_back(s);
+  add_param_options(app, specs, "strategy knob",
+                    [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
 
 void add_priority_option(CLI::App& app, Common& c) {
@@ -130,7 +141,7 @@ constexpr uint32_t kViewerTargetSpp = 65536;
 void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_session_options(app, c);
   add_strategy_option(app, c, kDefaultStrategy);
-  add_megakernel_options(app, c);
+  add_knob_options(app, c, true);
   add_priority_option(app, c);
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
@@ -154,8 +165,6 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   app.add_option_function<std::string>(
       "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
       "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
-  add_param_options(app, strand_params().specs(), "strand mode",
-                    [&gui](const std::string& name, const std::string& text) { gui.strand_knobs[name] = text; });
   app.add_option("--fill-in", gui.fill_in_seconds,
                  "strand mode: seconds of the fill-in replay of each finished run (the strands in the order they "
                  "finished); 0: the finished image at once (default 2, and 0 with --frames)")
@@ -180,7 +189,7 @@ CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
   CLI::App* cmd = app.add_subcommand("render", "render one image to F.png (tone-mapped) and F.exr (linear)");
   add_session_options(*cmd, c);
   add_strategy_option(*cmd, c, kDefaultStrategy);
-  add_megakernel_options(*cmd, c);
+  add_knob_options(*cmd, c);
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR to print the MSE against (default: the scene's, if any)");
   cmd->add_option("--time-ms", r.time_ms, "stop after this much busy time")
@@ -208,7 +217,7 @@ CLI::App* add_reference_command(CLI::App& app, Common& c, ReferenceCommand& r) {
 CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
   CLI::App* cmd = app.add_subcommand("mse-curve", "MSE over time and over samples per strategy (Kerbl 2012, Fig 9)");
   add_session_options(*cmd, c);
-  add_megakernel_options(*cmd, c);
+  add_knob_options(*cmd, c);
   add_priority_option(*cmd, c);
   add_reference_option(*cmd, c, "reference EXR (default: the scene's, if any)");
   cmd->add_option("--compare", m.compare,
@@ -234,7 +243,7 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   CLI::App* cmd = app.add_subcommand(
       "bench", "time full renders per strategy (median of repeats); with --workload, Lehmann 2023's strand strategies");
   add_session_options(*cmd, c);
-  add_megakernel_options(*cmd, c);
+  add_knob_options(*cmd, c, true);
   add_priority_option(*cmd, c);
   cmd->add_option("--strategies", b.strategies,
                   "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")
@@ -254,8 +263,6 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
   cmd->add_option("--size", sb.size,
                   "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
-  add_param_options(*cmd, strand_params().specs(), "strand strategies",
-                    [&sb](const std::string& name, const std::string& text) { sb.knobs[name] = text; });
   cmd->add_flag("--record-finish-order", sb.record_finish_order,
                 "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv, P.json and P.png/.pdf (--out-prefix)");
@@ -274,7 +281,9 @@ void check_bench_mode(const CLI::App& cmd) {
   std::vector<std::string> strand_only = {"--strategy",          "--grid",       "--size",
                                           "--sweep",             "--sweep-max-threads", "--out-prefix",
                                           "--record-finish-order"};
+  const std::vector<ParamSpec>& film = patch_strategy_knobs();
   for (const ParamSpec& spec : strand_params().specs()) {
+    if (std::any_of(film.begin(), film.end(), [&](const ParamSpec& f) { return f.name == spec.name; })) continue;
     strand_only.push_back("--" + spec.name);
     if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
   }
@@ -469,6 +478,7 @@ int run(int argc, char** argv) {
 
   if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
     gui.session = finish(viewer_c);
+    gui.strand_knobs = gui.session.knobs;  // strand mode reads the strand strategies' knobs of the same map
     // The viewer is for watching the priorities work: without --spp it keeps refining up to the
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
     if (gui.session.task.target_spp == 0) gui.session.task.target_spp = kViewerTargetSpp;
@@ -510,6 +520,7 @@ int run(int argc, char** argv) {
       strand_bench.repeat = bench.repeat;
       strand_bench.csv = bench.csv;
       strand_bench.force_cpu = bench_c.session.force_cpu;
+      strand_bench.knobs = bench_c.session.knobs;
       run_strand_bench(strand_bench);
       return 0;
     }

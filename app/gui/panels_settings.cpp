@@ -229,6 +229,17 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
   }
   help_marker("GPU threads per block of the task kernels (the megakernel's blocks, controllers included: Kerbl 6.1): "
               "a multiple of 32 in 32..1024.");
+  // Any other strategy's knobs, generated from its table (base/params.h): both sides hold the same knobs.
+  if (const Params* knobs = s.strategy_params(); knobs && !s.megakernel()) {
+    const std::string node = s.strategy().name + " knobs###strategy-knobs";
+    if (ImGui::TreeNodeEx(node.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
+      param_widgets(*knobs, [&st](const std::string& name, const std::string& text) {
+        st.queue_on(Target::Both, "Set " + name + " " + text,
+                    [name, text](Session& session) { session.set_knob(name, text); });
+      });
+      ImGui::TreePop();
+    }
+  }
   // Shown while either side runs the megakernel; both sides hold the same settings (GuiState::queue_megakernel).
   if (s.megakernel() || (right && right->megakernel()))
     megakernel_settings(s.options().megakernel, st, Target::Both,

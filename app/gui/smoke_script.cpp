@@ -1,9 +1,11 @@
 #include "app/gui/smoke_script.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "app/gui/gui.h"
 #include "app/session/megakernel_report.h"
+#include "app/session/session.h"
 #include "base/errors.h"
 #include "sched/strand_strategy.h"
 
@@ -33,7 +35,9 @@ const std::vector<SmokeRule>& smoke_rules() {
 }
 
 bool is_smoke_knob(const std::string& action) {
-  return is_megakernel_setting_name(action) || strand_params_have(action);
+  const std::vector<ParamSpec>& film = patch_strategy_knobs();
+  return is_megakernel_setting_name(action) || strand_params_have(action) ||
+         std::any_of(film.begin(), film.end(), [&](const ParamSpec& s) { return s.name == action; });
 }
 
 std::string smoke_forms_text() {

@@ -406,6 +406,14 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       {"strand-view-reset", view("strand-view-reset")},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
+  const std::vector<ParamSpec>& film = patch_strategy_knobs();
+  const bool film_knob = std::any_of(film.begin(), film.end(), [&](const ParamSpec& s) { return s.name == a.action; });
+  if (film_knob && !(state_.strands.active() && strand_params_have(a.action))) {  // the Scheduling panel's knobs
+    const std::string name = a.action, value = a.value;
+    state_.queue_on(Target::Both, "Set " + name + " " + value,
+                    [name, value](Session& session) { session.set_knob(name, value); });
+    return true;
+  }
   if (strand_params_have(a.action)) {  // a generated widget of the Strands section
     log(*this, a.action, a.value);
     try {

@@ -143,6 +143,16 @@ const MegakernelControl* Session::megakernel() const { return megakernel_control
 
 void Session::apply_megakernel_settings() {
   if (MegakernelControl* m = megakernel_control()) m->settings() = options_.megakernel;
+  else if (Params* p = strategy_->params()) p->apply(options_.knobs);
+}
+
+void Session::set_knob(const std::string& name, const std::string& text) {
+  const std::vector<ParamSpec>& specs = patch_strategy_knobs();
+  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+  if (spec == specs.end()) throw InputError("", "--" + name, "is not a knob of the path tracer's strategies");
+  parse_param(*spec, text);  // InputError naming the knob and its range
+  options_.knobs[name] = text;
+  apply_megakernel_settings();
 }
 
 void Session::set_megakernel_settings(const MegakernelSettings& settings) {

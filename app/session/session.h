@@ -25,6 +25,8 @@ namespace mv {
 using PatchStrategy = Strategy<PatchWorkload>;
 /// All strategies that run the path tracer's patch tasks (app/session/strategies.cu).
 const StrategyRegistry<PatchWorkload>& patch_strategies();
+/// The knobs of every patch strategy but the megakernel (whose table is megakernel_params()), each name once.
+const std::vector<ParamSpec>& patch_strategy_knobs();
 
 struct SessionOptions {
   std::string scene = "room";  ///< path or bare name of a file in scenes/
@@ -34,6 +36,9 @@ struct SessionOptions {
   ScheduleSettings schedule{};
   /// The megakernel's settings (Kerbl 2012 §3–§5), handed to it whenever it is the active strategy.
   MegakernelSettings megakernel{};
+  /// The other strategies' knobs by name (base/params.h, e.g. cuda-global-queue's work-unit), applied to
+  /// whichever strategy has them, now or after a later set_strategy.
+  ParamValues knobs;
   /// Paths per frame (GUI) or per step (headless); 0 = auto: about `frame_budget_ms` of work.
   uint64_t paths_per_frame = 0;
   double frame_budget_ms = 12.0;
@@ -84,6 +89,10 @@ class Session {
   /// strategy, now or after a later set_strategy. Keeps the film: a new segment size or blocks per SM
   /// rebuilds the megakernel's queue from the film at its next step.
   void set_megakernel_settings(const MegakernelSettings& settings);
+  /// Sets knob `name` of the strategies (options().knobs) from its text and hands it to the active strategy
+  /// if it has that knob. Throws InputError("", "--name", …) for an unknown knob or a value out of its range;
+  /// nothing changes then. Keeps the film.
+  void set_knob(const std::string& name, const std::string& text);
 
   // ---- running ----
   /// Renders one frame's budget (no-op when done). Returns what happened.
@@ -145,7 +154,7 @@ class Session {
   uint64_t frame_budget_paths() const;
   /// The held strategy as the megakernel (dynamic_cast), or null.
   MegakernelControl* megakernel_control() const;
-  /// Hands options_.megakernel to the held strategy if it is the megakernel.
+  /// Hands options_.megakernel to the held strategy if it is the megakernel, and options_.knobs to its knobs.
   void apply_megakernel_settings();
   SessionOptions options_;
   bool use_gpu_ = false;

@@ -3,6 +3,7 @@
 #include "sched/cpu/cpu_waves.h"
 #include "sched/cpu/exact_priority.h"
 #include "sched/gpu/gpu_strategies.cuh"
+#include "sched/gpu/to_completion.cuh"
 #include "sched/megakernel/megakernel.cuh"
 
 namespace mv {
@@ -21,9 +22,31 @@ const StrategyRegistry<PatchWorkload>& patch_strategies() {
     add([] { return std::make_unique<UniformStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<SortedWavesStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<MegakernelStrategy<PatchWorkload>>(); });
+    add([] { return std::make_unique<ToCompletionStrategy<PatchWorkload, false>>(); });  // cuda-batch
+    add([] { return std::make_unique<ToCompletionStrategy<PatchWorkload, true>>(); });   // cuda-global-queue
     return r;
   }();
   return registry;
+}
+
+const std::vector<ParamSpec>& patch_strategy_knobs() {
+  static const std::vector<ParamSpec> knobs = [] {
+    std::vector<ParamSpec> v;
+    const auto known = [&v](const std::string& name) {
+      for (const ParamSpec& s : v)
+        if (s.name == name) return true;
+      MegakernelSettings m;
+      return BoundParams<MegakernelSettings>(megakernel_params(), m).has(name);
+    };
+    for (const auto& entry : patch_strategies().entries()) {
+      auto s = entry.make();  // constructing a strategy touches no CUDA
+      if (const Params* p = s->params())
+        for (const ParamSpec& spec : p->specs())
+          if (!known(spec.name)) v.push_back(spec);
+    }
+    return v;
+  }();
+  return knobs;
 }
 
 }  // namespace mv
