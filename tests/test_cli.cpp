@@ -1032,6 +1032,20 @@ TEST_F(Gui, StrandModeSwitchesToThePathTracersPatchTasksAndCaptures) {
   EXPECT_EQ(png, rgba8(ref.rgba)) << "the capture is not the strands' image as shown";
 }
 
+// Without --spp the viewer refines up to the reference's sample count (65,536), not the scene's 512.
+TEST_F(Gui, TheViewersDefaultTargetIsTheReferencesSampleCount) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --width 32 --height 24 --frames 4 --smoke-at 2:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  int sidecars = 0;
+  for (const auto& e : fs::directory_iterator(caps))
+    if (e.path().extension() == ".json") {
+      ++sidecars;
+      EXPECT_EQ(nlohmann::json::parse(test::slurp(e.path().string()))["target_spp"], 65536) << e.path();
+    }
+  EXPECT_EQ(sidecars, 1) << "the capture wrote no sidecar";
+}
+
 // The toy workload of tests/test_toy_workload.cpp in the GUI: picked from the workload picker by its
 // registered name, run, switched to another strategy live and captured, with no GUI code naming it.
 TEST_F(Gui, ToyWorkloadRunsAndCapturesInTheGui) {

@@ -481,7 +481,7 @@ int run(int argc, char** argv) {
     gui.strand_knobs = gui.session.knobs;  // strand mode reads the strand strategies' knobs of the same map
     // The viewer is for watching the priorities work: without --spp it keeps refining up to the
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
-    if (gui.session.task.target_spp == 0) gui.session.task.target_spp = kViewerTargetSpp;
+    if (app.count("--spp") == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
     if (!gui.window_shot.empty()) {  // checked before the window opens, never replaced after the frames
       if (gui.frames == 0) throw InputError("", "--window-shot", "needs --frames N (the shot is taken after N frames)");

@@ -32,7 +32,7 @@ struct SessionOptions {
   std::string scene = "room";  ///< path or bare name of a file in scenes/
   int width = 0, height = 0;   ///< 0: the scene's resolution
   std::string strategy;        ///< empty: "megakernel" on a GPU, "cpu-parallel" without one
-  PatchTaskParams task{};      ///< target_spp 0 means: the scene's target
+  PatchTaskParams task{};      ///< target_spp 0 means: the scene's target (the default is PatchTaskParams')
   ScheduleSettings schedule{};
   /// The megakernel's settings (Kerbl 2012 §3–§5), handed to it whenever it is the active strategy.
   MegakernelSettings megakernel{};
