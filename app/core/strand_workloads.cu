@@ -3,6 +3,7 @@
 #include "app/core/path_tracer_strand_workload.h"
 #include "app/core/volume_strand_workloads.h"
 #include "render/strands/checkerboard.h"
+#include "render/strands/lic2d.h"
 #include "sched/strand_registry.cuh"
 
 namespace mv {
@@ -100,6 +101,21 @@ StrandTolerance path_tracer_tolerance() {
   return t;
 }
 
+/// lic2d's agreement: the CPU strategies equal sequential bit for bit (render/strands/lic2d.h, kCpuFma), so
+/// these bounds are for the GPU, whose sinf/cosf and FMA contraction move a position in its last bits. That
+/// changes a step count only where a strand ends within rounding of the domain's edge (up to steps − 1 = 9
+/// updates apart), and a LIC value by rounding unless a streak ends at a different edge sample.
+StrandTolerance lic2d_tolerance() {
+  StrandTolerance t;
+  t.exact = false;
+  t.max_step_diff = 9;
+  t.min_same_steps = 0.999;
+  t.pixel_tol = 2e-3f;
+  t.min_close_pixels = 0.995;
+  t.max_pixel_diff = 0.5f;
+  return t;
+}
+
 /// The strand strategies instantiated for workload type W (built once).
 template <class W>
 const StrandStrategyRegistry<W>& strategies_for() {
@@ -135,6 +151,9 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
                            path_tracer_workload, path_tracer_tolerance()));
     v.back().size_multiple = kPatchSize;
     v.back().size_multiple_why = "one strand per pixel of 4×4 patch tasks";
+    v.push_back(make_entry("lic2d", "line integral convolution of a cellular 2D flow, 10 midpoint steps per strand "
+                           "(Cabral 1993; Lehmann 2023 A.9)", 1020, 561, 16384, StrandViewKind::Fixed,
+                           strategies_for<Lic2dStrands>(), lic2d_workload, lic2d_tolerance()));
     v.push_back(make_entry("checkerboard", "toy: one strand per pixel, 256 steps in light cells, 8 in dark ones", 512,
                            512, 16384, StrandViewKind::Fixed, strategies_for<CheckerboardStrands>(), checkerboard_workload));
     return v;
