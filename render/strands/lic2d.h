@@ -23,11 +23,14 @@
 // update that leaves the domain (that update adds nothing). A strand whose pixel lies outside (the last
 // column and row) stabilises at its first update, sum empty. Strands never die.
 //
-// Step statistics. With steps = 10 and the Cells flow no strand leaves through a wall within 10 steps
-// (measured: docs/strands.md), so the 1020 + 561 − 1 = 1580 pixels of the last column and row take 1
-// update and the other 570,640 take 10: μ = 10 − 9·1580/572220 = 9.9752, σ = 9·√(p(1 − p)) = 0.4723 with
-// p = 1580/572220, CV = 0.0473 (Fig 3.2: μ 9.975, σ 0.474, CV 0.048). The step length h changes the
-// image (streak length 10·h pixels), not these numbers.
+// Step statistics. The 1020 + 561 − 1 = 1580 pixels of the last column and row take 1 update. With
+// steps = 10 and the Cells flow the other strands take 10, except the few that start on a wall or a cell
+// boundary (a streamline through a stagnation point on the domain's edge) within 10·h of the left or top
+// edge: the normalised field carries them through that point and out (10 strands at 1020 × 561,
+// tests/test_lic2d.cpp). Without those, μ = 10 − 9·1580/572220 = 9.9752 and σ = 9·√(p(1 − p)) = 0.4723
+// with p = 1580/572220; measured with them (megaview bench --workload lic2d, CPU): μ 9.975, σ 0.474,
+// CV 0.048, Fig 3.2's values to the digits it prints. The step length h changes the image (streak length
+// 10·h pixels), not these numbers.
 //
 // Image. The LIC value is the mean of the samples (start included), contrast-stretched about ½; it is
 // tinted by the normalised vorticity ω/(a² + b²) = −ψ of the Cells flow (warm: counter-clockwise on screen,
