@@ -275,7 +275,7 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cuda-global-queue-unified-memory"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(find_strand_workload("lic2d"), InputError);
+  EXPECT_THROW(find_strand_workload("no-such-workload"), InputError);
 }
 
 TEST(StrandRegistry, AGpuStrategyWithoutAGpuThrowsCudaError) {
@@ -399,9 +399,9 @@ TEST(StrandBenchCli, BadInputGivesOneLineNamingTheFieldAndRange) {
     EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.args << ": " << r.err;
     EXPECT_EQ(r.out.find("image checksum"), std::string::npos) << c.args << ": ran anyway";
   }
-  const Result wl = test::run_megaview(dir, "bench --workload lic2d");
+  const Result wl = test::run_megaview(dir, "bench --workload no-such-workload");
   EXPECT_EQ(wl.code, 1);
-  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"lic2d\" (allowed: " + strand_workload_names() + ")"),
+  EXPECT_NE(wl.err.find("--workload: unknown strand workload \"no-such-workload\" (allowed: " + strand_workload_names() + ")"),
             std::string::npos)
       << wl.err;
   const Result grid_only = test::run_megaview(dir, "bench --grid 64,64 --cpu --spp 1 --width 8 --height 8");

@@ -62,6 +62,7 @@ inline VrLiteCamParams sphere_vr_params(uint32_t side = 33) {
   p.camera = axis_camera();
   p.tf = solid_sphere_tf();
   p.background = Vec3{0.f};
+  p.march = RayMarch::Clip;  // the sphere tests count the clipped march's samples; Planes tests set it back
   return p;
 }
 
@@ -73,6 +74,7 @@ inline IllustVrParams sphere_illust_params(uint32_t side = 33) {
   p.convention = CurvatureConvention::Megaview;  // the distance field increases outward
   p.background = Vec3{0.f};
   p.min_gradient = 1e-3f;
+  p.march = RayMarch::Clip;
   return p;
 }
 

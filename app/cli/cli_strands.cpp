@@ -21,6 +21,7 @@
 #include "render/field/volume_filter.h"
 #include "render/field/volume_io.h"
 #include "render/strands/illust_vr.h"
+#include "render/strands/lic2d.h"
 #include "render/strands/mandelbrot.h"
 #include "render/strands/vr_lite_cam.h"
 
@@ -98,14 +99,16 @@ struct Paper {
 // Lehmann 2023 Fig 3.2 (their volumes and cameras, not ch2: for orientation only).
 constexpr Paper kPaper[] = {{"illust-vr", 775.904, 378.906, 0.488},
                             {"vr-lite-cam", 457.903, 311.090, 0.679},
-                            {"mandelbrot", 284.571, 679.472, 2.388}};
+                            {"mandelbrot", 284.571, 679.472, 2.388},
+                            {"lic2d", 9.975, 0.474, 0.048}};
 
 }  // namespace
 
 void run_strands(const StrandsCommand& c) {
   const bool volume_workload = c.workload == "vr-lite-cam" || c.workload == "illust-vr";
-  if (!volume_workload && c.workload != "mandelbrot")
-    throw InputError("", "--workload", "unknown workload '" + c.workload + "' (allowed: vr-lite-cam, illust-vr, mandelbrot)");
+  if (!volume_workload && c.workload != "mandelbrot" && c.workload != "lic2d")
+    throw InputError("", "--workload",
+                     "unknown workload '" + c.workload + "' (allowed: vr-lite-cam, illust-vr, mandelbrot, lic2d)");
   if (c.step_voxels != 0.f && !(c.step_voxels >= kMinStrandStepVoxels && c.step_voxels <= 16.f))
     throw InputError("", "--step", fmt::format("must be a finite number in [{:g}, 16] voxels, got \"{}\"",
                                                kMinStrandStepVoxels, c.step_voxels));
@@ -154,6 +157,14 @@ void run_strands(const StrandsCommand& c) {
       run_volume(VrLiteCamParams{}, [](const VolumeView& v, const VrLiteCamParams& q) { return make_vr_lite_cam(v, q); });
     else
       run_volume(IllustVrParams{}, [](const VolumeView& v, const IllustVrParams& q) { return make_illust_vr(v, q); });
+  } else if (c.workload == "lic2d") {
+    Lic2dStrands w;
+    if (width) w.width = width, w.height = height;
+    w.validate();
+    width = w.width, height = w.height;
+    what = fmt::format("cellular flow {}x{} cells, {} midpoint steps of {:g} pixel, noise seed {:#x}", w.cells_x,
+                       w.cells_y, w.steps, w.h, w.seed);
+    ms = run_all(w, width, height, rgba, steps);
   } else {
     MandelbrotParams p;
     if (width) p.width = width, p.height = height;

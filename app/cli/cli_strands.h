@@ -15,7 +15,7 @@ namespace mv {
 inline constexpr double kMinStrandStepVoxels = 0.05;
 
 struct StrandsCommand {
-  std::string workload = "vr-lite-cam";  ///< vr-lite-cam, illust-vr or mandelbrot
+  std::string workload = "vr-lite-cam";  ///< vr-lite-cam, illust-vr, mandelbrot or lic2d
   std::string volume = "ch2";            ///< a name or path for default_volume_path (volume workloads)
   std::string size;                      ///< "WxH"; empty: the workload's (460x360, 640x480, 2000x2000)
   std::string kernel;                    ///< tent, ctmr or bspln3; empty: the workload's

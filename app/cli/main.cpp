@@ -318,8 +318,8 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
 CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   CLI::App* cmd = app.add_subcommand(
       "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
-  cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr or mandelbrot")
-      ->check(CLI::IsMember({"vr-lite-cam", "illust-vr", "mandelbrot"}))
+  cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr, mandelbrot or lic2d")
+      ->check(CLI::IsMember({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d"}))
       ->capture_default_str();
   cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")->capture_default_str();
   cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)");

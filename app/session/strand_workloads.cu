@@ -3,6 +3,7 @@
 #include "app/session/path_tracer_strand_workload.h"
 #include "app/session/volume_strand_workloads.h"
 #include "render/strands/checkerboard.h"
+#include "render/strands/lic2d.h"
 #include "sched/strand_registry.cuh"
 
 namespace mv {
@@ -100,6 +101,37 @@ StrandTolerance path_tracer_tolerance() {
   return t;
 }
 
+/// lic2d's agreement: the CPU strategies equal sequential bit for bit (render/strands/lic2d.h, kCpuFma), so
+/// these bounds are for the GPU, whose sinf/cosf and FMA contraction move a position in its last bits. That
+/// changes a step count only where a strand ends within rounding of the domain's edge (up to steps − 1 = 9
+/// updates apart), and a LIC value by rounding unless a streak ends at a different edge sample.
+StrandTolerance lic2d_tolerance() {
+  StrandTolerance t;
+  t.exact = false;
+  t.max_step_diff = 9;
+  t.min_same_steps = 0.999;
+  t.pixel_tol = 2e-3f;
+  t.min_close_pixels = 0.995;
+  t.max_pixel_diff = 0.5f;
+  return t;
+}
+
+/// ridge3d's agreement: the CPU strategies equal sequential bit for bit (render/strands/ridge3d.h, kCpuFma). On
+/// the GPU, FMA contraction moves a probe in its last bits; a particle that converges does so to the same
+/// step, but one that wanders on a weak ridge until max_steps may end up elsewhere (any step count up to
+/// max_steps − 1 = 15 apart). Measured stand-in on the CPU (the FMA clones against the plain code, ch2
+/// 20³ seeds): 98.95 % identical step counts; the bounds allow 2 % of the particles to differ.
+StrandTolerance ridge3d_tolerance() {
+  StrandTolerance t;
+  t.exact = false;
+  t.max_step_diff = 15;
+  t.min_same_steps = 0.98;
+  t.pixel_tol = 2e-3f;
+  t.min_close_pixels = 0.98;
+  t.max_pixel_diff = 1.f;
+  return t;
+}
+
 /// The strand strategies instantiated for workload type W (built once).
 template <class W>
 const StrandStrategyRegistry<W>& strategies_for() {
@@ -135,6 +167,14 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
                            path_tracer_workload, path_tracer_tolerance()));
     v.back().size_multiple = kPatchSize;
     v.back().size_multiple_why = "one strand per pixel of 4×4 patch tasks";
+    v.push_back(make_entry("lic2d", "line integral convolution of a cellular 2D flow, 10 midpoint steps per strand "
+                           "(Cabral 1993; Lehmann 2023 A.9)", 1020, 561, 16384, StrandViewKind::Fixed,
+                           strategies_for<Lic2dStrands>(), lic2d_workload, lic2d_tolerance()));
+    v.push_back(make_entry("ridge3d",
+                           "particles converging onto ridge surfaces of ch2 by Newton steps in the Hessian's "
+                           "eigenbasis, a 120^3 seed grid as 120 slices (Eberly 1996; Lehmann 2023 A.25)",
+                           120, 14400, 16384, StrandViewKind::Fixed, strategies_for<Ridge3dStrands>(), ridge3d_workload,
+                           ridge3d_tolerance()));
     v.push_back(make_entry("checkerboard", "toy: one strand per pixel, 256 steps in light cells, 8 in dark ones", 512,
                            512, 16384, StrandViewKind::Fixed, strategies_for<CheckerboardStrands>(), checkerboard_workload));
     return v;

@@ -5,7 +5,9 @@
 #include <memory>
 #include <mutex>
 
+#include "base/errors.h"
 #include "render/field/device_volume.h"
+#include "render/field/volume_filter.h"
 #include "render/field/volume_io.h"
 
 namespace mv {
@@ -20,15 +22,18 @@ struct Shared {
 
 }  // namespace
 
-const VolumeView& shared_volume_view(const std::string& name, Side side) {
+namespace {
+/// shared_volume_view of `name` pre-blurred by smooth_volume(…, sigma) (sigma 0: as loaded).
+const VolumeView& shared_view(const std::string& name, float sigma, Side side) {
   static std::mutex mutex;
   // Never freed (not even at exit, where the CUDA runtime may already be gone): views stay valid.
   static auto* cache = new std::map<std::string, std::unique_ptr<Shared>>();
   std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Shared>& entry = (*cache)[name];
+  std::unique_ptr<Shared>& entry = (*cache)[name + "@" + std::to_string(sigma)];
   if (!entry) {
     auto s = std::make_unique<Shared>();
     s->host = load_volume(default_volume_path(name));
+    if (sigma > 0.f) s->host = smooth_volume(s->host, sigma);
     s->host_view = make_view(s->host);
     entry = std::move(s);
   }
@@ -36,6 +41,9 @@ const VolumeView& shared_volume_view(const std::string& name, Side side) {
   if (!entry->device) entry->device = std::make_unique<DeviceVolume>(entry->host);
   return entry->device->view();
 }
+}  // namespace
+
+const VolumeView& shared_volume_view(const std::string& name, Side side) { return shared_view(name, 0.f, side); }
 
 PinholeCamera ch2_view_camera(const VolumeView& ch2, const StrandViewParams& view) {
   view.validate();
@@ -68,6 +76,17 @@ VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const
 IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view) {
   return ch2_workload<IllustVrParams>(width, height, side, view,
                                       [](const VolumeView& v, const IllustVrParams& p) { return make_illust_vr(v, p); });
+}
+
+Ridge3dStrands ridge3d_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams&) {
+  if (width == 0 || height % width != 0)
+    throw InputError("", "--size",
+                     std::to_string(width) + "x" + std::to_string(height) +
+                         ": ridge3d needs a height that is a multiple of the width (a width x width x height/width seed grid)");
+  Ridge3dParams p;
+  p.gx = p.gy = width;
+  p.gz = height / width;
+  return make_ridge3d(shared_view("ch2", kRidge3dCh2Smooth, side), p);
 }
 
 }  // namespace mv

@@ -11,6 +11,7 @@
 #include "base/common.h"
 #include "render/field/volume.h"
 #include "render/strands/illust_vr.h"
+#include "render/strands/ridge3d.h"
 #include "render/strands/vr_lite_cam.h"
 
 namespace mv {
@@ -31,5 +32,12 @@ VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const
 /// illust-vr on ch2 with the default parameters (640 × 480 in the paper) at width × height on `side`, seen
 /// through ch2_view_camera(view).
 IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {});
+
+/// ridge3d on ch2 pre-blurred by kRidge3dCh2Smooth voxels (loaded, blurred and uploaded once per process,
+/// like shared_volume_view) with the default parameters: a width × width × (height / width) seed grid (120 × 14400 is
+/// Fig 3.2's 120³), the strands laid out as height / width slices of width × width stacked top to bottom,
+/// over ch2's samples on `side` (the view is unused: the particles have no camera). Throws
+/// InputError("", "--size", …) when height is not a multiple of width.
+Ridge3dStrands ridge3d_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {});
 
 }  // namespace mv

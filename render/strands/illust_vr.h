@@ -2,9 +2,9 @@
 // Tasdizen, Möller 2003, "Curvature-based transfer functions for direct volume rendering"; Lehmann 2023
 // §4.1.1 and Fig 3.2: 307,200 strands, a 640 × 480 image; Appendix A.1).
 //
-// One strand per pixel, one update per ray step as in vr-lite-cam (render/strands/volume_ray.h), but each
-// sample probes value, gradient g and Hessian H (bspln3 by default: C2, so the curvature is continuous)
-// and computes:
+// One strand per pixel, one update per ray step from the near to the far plane as in vr-lite-cam
+// (render/strands/volume_ray.h; probes gated by Diderot's inside(x, F)), but each sample probes value,
+// gradient g and Hessian H (bspln3 by default: C2, so the curvature is continuous) and computes:
 //  - principal curvatures κ1 ≥ κ2 of the isosurface (render/field/curvature.h), in Kindlmann's convention
 //    by default (bright objects on a dark background are convex: n = −g/|g|), or megaview's (n = +g/|g|,
 //    the sign of a distance field that increases outward);
@@ -21,6 +21,10 @@
 //    colour ← colour·(1 − s·w) + contour_color·s·w, s = contour_strength.
 //  Where |g| ≤ min_gradient no normal exists: the flat colour, unshaded (ka + kd), no contour.
 // Composited front to back with early termination at opacity_threshold; never dies.
+//
+// Parameters for ch2 (Lehmann 2023 Fig 3.2: μ 775.9, CV 0.488): ch2_camera(), step 0.5 voxel, threshold
+// 0.95, ch2_illust_tf(), planes at −277 and +310 mm from the look-at point (1175 samples per full ray):
+// μ 775.50, σ 378.91, CV 0.489 over all 307,200 strands on the CPU (docs/volume-strands.md).
 //
 // Device use and CPU/GPU agreement: as vr-lite-cam (trivially copyable, ~3.5 KiB; color() reads only the
 // state).
@@ -58,6 +62,11 @@ struct IllustVrParams {
   float ka = 0.3f, kd = 0.7f;           ///< headlight weights, each [0, 4]
   float min_gradient = 1e-3f;           ///< |∇F| at or below this has no normal, [0, ∞)
   Vec3 background{1.f};                 ///< [0, 1] per channel (white, like an illustration)
+  RayMarch march = RayMarch::Planes;    ///< near to far plane, as Diderot's program (volume_ray.h)
+  /// Planes: depths of the near and far plane from the look-at point, world units (volume_ray.h). With
+  /// ch2_camera() and step 0.5 every ray takes at most ⌊587/0.5⌋ + 1 = 1175 samples; the planes were chosen
+  /// so the step statistics on ch2 match Lehmann 2023 Fig 3.2 (docs/volume-strands.md).
+  float near_depth = -277.f, far_depth = 310.f;
 
   /// Throws InputError("illust-vr", "<field>", "<value> is out of range …"), or for kernel tent
   /// InputError("illust-vr", "kernel", "tent has no usable Hessian …"): the ray-casting fields first
@@ -127,8 +136,11 @@ struct IllustVr {
 
   MV_HD WorkStatus update(State& s) const {
     if (ray_missed(s)) return WorkStatus::Stable;
-    const IllustSample c = sample(ray.sample_position(s), s.dir);
-    if (c.alpha > 0.f) composite(s, c.rgb, c.alpha);
+    const Vec3 pos = ray.sample_position(s);
+    if (ray.probes(pos)) {
+      const IllustSample c = sample(pos, s.dir);
+      if (c.alpha > 0.f) composite(s, c.rgb, c.alpha);
+    }
     return ray.advance(s) ? WorkStatus::Stable : WorkStatus::Active;
   }
 

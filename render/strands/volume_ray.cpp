@@ -141,6 +141,17 @@ void validate_volume_ray(const VolumeRaySpec& s, const std::string& context) {
   range(context, "opacity_threshold", s.opacity_threshold, 0.0, 1.0, true);
   s.tf.validate(context);
   color(context, "background", s.background);
+  if (s.march == RayMarch::Planes) {
+    const float dist = length(s.camera.look_at - s.camera.eye);
+    if (!std::isfinite(s.near_depth)) throw InputError(context, "near_depth", "not a finite number");
+    if (!std::isfinite(s.far_depth) || !(s.far_depth > s.near_depth))
+      throw InputError(context, "far_depth",
+                       param_check::num(s.far_depth) + " is out of range: beyond near_depth " + param_check::num(s.near_depth));
+    if (!(dist + s.far_depth > 0.f))
+      throw InputError(context, "far_depth",
+                       param_check::num(s.far_depth) + " is out of range: the far plane must lie in front of the eye (> " +
+                           param_check::num(-dist) + ")");
+  }
 }
 
 VolumeRayCaster make_volume_ray_caster(const VolumeView& volume, const VolumeRaySpec& s, const std::string& context) {
@@ -152,6 +163,10 @@ VolumeRayCaster make_volume_ray_caster(const VolumeView& volume, const VolumeRay
   r.box = field_box(volume, s.kernel);
   r.cam = make_ray_camera(s.camera, s.width, s.height, context);
   r.step = s.step_voxels * min_spacing(volume);
+  r.march = s.march;
+  const float dist = length(s.camera.look_at - s.camera.eye);
+  r.z_near = std::fmax(dist + s.near_depth, 0.f);
+  r.z_far = dist + s.far_depth;
   r.threshold = s.opacity_threshold;
   r.background = s.background;
   r.tf = sample_tf1d(s.tf, s.step_voxels, context);
