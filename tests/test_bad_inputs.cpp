@@ -50,10 +50,12 @@ std::map<std::string, std::string> snapshot(const std::string& dir) {
   return files;
 }
 
-/// A folder with files that must survive: existing.{png,exr,csv,json}, pre.csv (a prefix "pre"), a file
+/// A folder with files that must survive: existing.{png,exr,csv,json}, pre.csv (a prefix "pre"),
+/// busy.partial.csv (the rows so far of a sweep with the prefix "busy"), a file
 /// "afile" (not a folder) and the folders "sub", "q.exr" and "s.json" (in the way of outputs).
 void populate(const std::string& dir) {
-  for (const char* name : {"existing.png", "existing.exr", "existing.csv", "existing.json", "pre.csv", "afile"})
+  for (const char* name : {"existing.png", "existing.exr", "existing.csv", "existing.json", "pre.csv", "afile",
+                           "busy.partial.csv"})
     std::ofstream(fs::path(dir) / name, std::ios::binary) << "precious " << name;
   std::ofstream(fs::path(dir) / "exronly.exr", std::ios::binary) << "precious exr";  // the EXR of exronly.png
   for (const char* folder : {"sub", "q.exr", "s.json"}) fs::create_directory(fs::path(dir) / folder);
@@ -273,6 +275,8 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
       {kStrandBench + " --csv '{d}/.csv'", {"--csv", hidden}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/pre'", {"--out-prefix", exists}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/busy'",
+       {"--out-prefix", "{d}/busy.partial.csv", "already exists"}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/existing.png'", {"--out", exists}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out /nonexistent-megaview/s.png", {"--out", missing}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/'", {"--out", folder}, 1},
@@ -406,6 +410,7 @@ TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
       {"sched-bench --out-prefix '{d}/b' --queue abc", {"--queue: must be one of kerbl, buckets, quanta, got \"abc\""}},
       {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, got \"abc\""}},
       {"sched-model --out-prefix '{d}/m' --sort-us 1.5", {"--sort-us: needs 3 values, comma separated, got 1"}, mismatch},
+      {"sched-model --out-prefix '{d}/m' --n ,", {"--n: needs a value"}, mismatch},
       {kRender + " --seed 1 --seed 2", {"--seed: given 2 times; give it once"}, mismatch},
       {kCurve + " --compare abc", {"--compare", "the strategy must be one of", "got \"abc\""}, 1, {"strategy: unknown"}},
       {kCurve + " --compare cpu-parallel:abc", {"--compare", "the priority must be one of", "got \"abc\""}, 1},
