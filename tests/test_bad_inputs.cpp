@@ -301,6 +301,8 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
 TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
   const std::string render16 = "render --cpu --width 16 --height 16 --spp 1";
   const std::string reference16 = "reference --cpu --width 16 --height 16 --spp 1";
+  std::string deep;  // a path longer than PATH_MAX, of names that each fit
+  for (int i = 0; i < 40; ++i) deep += std::string(120, 'p') + "/";
   run_cases({
       {render16 + " --out '{d}/c.png' --heat-out '{d}/c.png'", {"--heat-out", "{d}/c.png", "also the file of --out"}, 1},
       {render16 + " --out '{d}/c.png' --heat-out '{d}/./c.png'", {"--heat-out", "also the file of --out"}, 1},
@@ -309,6 +311,7 @@ TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
       {render16 + " --out '{d}/" + std::string(300, 'n') + ".png'", {"--out", "is 304 characters long", "255"}, 1},
       {render16 + " --out '{d}/c.png' --heat-out '{d}/" + std::string(260, 'h') + ".png'", {"--heat-out", "characters long"}, 1},
       {reference16 + " --out '{d}/" + std::string(300, 'r') + ".exr'", {"--out", "characters long"}, 1},
+      {render16 + " --out '{d}/" + deep + "x.png'", {"--out", "characters long, more than the system's 4095"}, 1},
       {render16 + " --out /proc/x.png", {"--out", "\"/proc\"", "does not take new files"}, 1, {"megaview: No such"}},
       {reference16 + " --out '{d}/q.exr' --force", {"--out", "{d}/q.exr", "is a folder"}, 1},
       {reference16 + " --out '{d}/s.exr' --force", {"--out (its JSON sidecar)", "{d}/s.json", "is a folder"}, 1},

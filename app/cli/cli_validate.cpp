@@ -172,6 +172,10 @@ void check_output_file(const std::string& path, const std::string& option, bool 
     throw InputError("", option, "\"" + path + "\" names a folder; give a file name in it");
   if (name[0] == '.')
     throw InputError("", option, "\"" + path + "\" would be a hidden file (its name starts with '.'); give a name");
+  if (path.size() >= PATH_MAX)
+    throw InputError("", option,
+                     fmt::format("\"{}...\" is {} characters long, more than the system's {}", path.substr(0, 40),
+                                 path.size(), PATH_MAX - 1));
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0)

@@ -531,7 +531,9 @@ int run(int argc, char** argv) {
         throw InputError("", "--smoke-at",
                          fmt::format("step \"{}:{}\" is at frame {}, after the last of --frames {}", a.frame, a.action,
                                      a.frame, gui.frames));
-    cli::check_output_folder(gui.capture_dir, "--capture-dir");
+    // A folder given is checked now; the default (captures/ here) only when a capture is made, so that the
+    // viewer also opens where the working folder is read-only.
+    if (app.count("--capture-dir") > 0) cli::check_output_folder(gui.capture_dir, "--capture-dir");
     if (!gui.window_shot.empty()) {  // checked before the window opens, never replaced after the frames
       if (gui.frames == 0)
         throw InputError("", "--window-shot",
