@@ -50,13 +50,15 @@ std::map<std::string, std::string> snapshot(const std::string& dir) {
   return files;
 }
 
-/// A folder with files that must survive: existing.{png,exr,csv,json}, pre.csv (a prefix "pre"), a file
-/// "afile" (not a folder) and a folder "sub".
+/// A folder with files that must survive: existing.{png,exr,csv,json}, pre.csv (a prefix "pre"),
+/// busy.partial.csv (the rows so far of a sweep with the prefix "busy"), a file
+/// "afile" (not a folder) and the folders "sub", "q.exr" and "s.json" (in the way of outputs).
 void populate(const std::string& dir) {
-  for (const char* name : {"existing.png", "existing.exr", "existing.csv", "existing.json", "pre.csv", "afile"})
+  for (const char* name : {"existing.png", "existing.exr", "existing.csv", "existing.json", "pre.csv", "afile",
+                           "busy.partial.csv"})
     std::ofstream(fs::path(dir) / name, std::ios::binary) << "precious " << name;
   std::ofstream(fs::path(dir) / "exronly.exr", std::ios::binary) << "precious exr";  // the EXR of exronly.png
-  fs::create_directory(fs::path(dir) / "sub");
+  for (const char* folder : {"sub", "q.exr", "s.json"}) fs::create_directory(fs::path(dir) / folder);
 }
 
 void run_cases(const std::vector<Case>& cases, const std::string& env = "") {
@@ -172,7 +174,7 @@ TEST(BadInputs, NumbersOfMseCurveAndBench) {
       {"bench --cpu --workload mandelbrot --strategy sequential --size abc", {"--size", "abc"}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --size 0x10", {"--size", "0x10"}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --size 99999x99999", {"--size", "99999x99999"}, 1},
-      {kStrandBench + " --size 32x32", {"--size", "At Most 1"}, static_cast<int>(CLI::ExitCodes::ArgumentMismatch)},
+      {kStrandBench + " --size 32x32", {"--size: given 2 times; give it once"}, static_cast<int>(CLI::ExitCodes::ArgumentMismatch)},
       {"bench --workload mandelbrot --strategy cuda --cpu --size 64x64", {"cuda", "needs a CUDA GPU (--cpu given)"}, 1},
   });
 }
@@ -186,10 +188,11 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {kStrands + " --step 1e-9", {"--step: must be a finite number in [0.05, 16] voxels, got \"1e-9\""}},
       {kStrands + " --step 17", {"--step", step}},
       {kStrands + " --step inf", {"--step", step}},
-      {kStrands + " --distance nan", {"--distance", "(0, 1e6]"}},
-      {kStrands + " --distance 0", {"--distance", "(0, 1e6]", "\"0\""}},
-      {kStrands + " --distance -1", {"--distance", "(0, 1e6]", "\"-1\""}},
-      {kStrands + " --distance inf", {"--distance", "(0, 1e6]"}},
+      {kStrands + " --distance nan", {"--distance", "[0.001, 1e6]"}},
+      {kStrands + " --distance 0", {"--distance", "[0.001, 1e6]", "\"0\""}},
+      {kStrands + " --distance -1", {"--distance", "[0.001, 1e6]", "\"-1\""}},
+      {kStrands + " --distance inf", {"--distance", "[0.001, 1e6]"}},
+      {kStrands + " --distance 1e-7", {"--distance: must be a finite number in [0.001, 1e6] world units, got \"1e-7\""}},
       {kStrands + " --azimuth nan", {"--azimuth", "[-360, 360] degrees"}},
       {kStrands + " --elevation 90", {"--elevation", "[-89, 89] degrees"}},
       {kStrands + " --elevation nan", {"--elevation", "[-89, 89] degrees"}},
@@ -220,8 +223,9 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {"sched-model --out-prefix '{d}/m' --workers 0", {"--workers", "[1, 16777216]"}},
       {"sched-model --out-prefix '{d}/m' --segment 0", {"--segment", "[1, 16777216]"}},
       {"sched-model --out-prefix '{d}/m' --sort-us 1,2,nan", {"--sort-us", "[0.001, 1e6] µs"}},
-      {"sched-model --out-prefix '{d}/m' --buffer-multiplier nan", {"--buffer-multiplier", "> 0"}},
-      {"sched-model --out-prefix '{d}/m' --buffer-multiplier 0", {"--buffer-multiplier", "> 0"}},
+      {"sched-model --out-prefix '{d}/m' --buffer-multiplier nan", {"--buffer-multiplier", "[0.01, 100]"}},
+      {"sched-model --out-prefix '{d}/m' --buffer-multiplier 0", {"--buffer-multiplier", "[0.01, 100]"}},
+      {"sched-model --out-prefix '{d}/m' --buffer-multiplier 1e300", {"--buffer-multiplier", "[0.01, 100]", "\"1e300\""}},
       {"sched-model --out-prefix '{d}/m' --seed -1", {"--seed", "2^64 - 1"}},
       {"sched-model --out-prefix '{d}/m' --order sideways", {"--order", "sideways"}},
       {"sched-bench --out-prefix '{d}/b' --n 1", {"--n", "[2, 16777216]"}},
@@ -229,7 +233,8 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {"sched-bench --out-prefix '{d}/b' --threads 48", {"--threads", "multiple of 32 in [32, 1024]"}},
       {"sched-bench --out-prefix '{d}/b' --controllers 0", {"--controllers", "[1, 64]"}},
       {"sched-bench --out-prefix '{d}/b' --segment 100", {"--segment", "power of two in [32, 512]"}},
-      {"sched-bench --out-prefix '{d}/b' --buffer-multiplier inf", {"--buffer-multiplier", "> 0"}},
+      {"sched-bench --out-prefix '{d}/b' --buffer-multiplier inf", {"--buffer-multiplier", "[0.01, 100]"}},
+      {"sched-bench --out-prefix '{d}/b' --buffer-multiplier 1e300", {"--buffer-multiplier", "[0.01, 100]"}},
       {"sched-bench --out-prefix '{d}/b' --blocks-per-sm 65", {"--blocks-per-sm", "[0, 64]"}},
       {"sched-bench --out-prefix '{d}/b' --repeat 0", {"--repeat", "[1, 1000]"}},
       {"sched-bench --out-prefix '{d}/b' --pull-distance 0", {"--pull-distance", "[1, 1024]"}},
@@ -270,6 +275,8 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
       {kStrandBench + " --csv '{d}/.csv'", {"--csv", hidden}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
       {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/pre'", {"--out-prefix", exists}, 1},
+      {"bench --cpu --workload mandelbrot --strategy sequential --sweep --out-prefix '{d}/busy'",
+       {"--out-prefix", "{d}/busy.partial.csv", "already exists"}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/existing.png'", {"--out", exists}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out /nonexistent-megaview/s.png", {"--out", missing}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/'", {"--out", folder}, 1},
@@ -288,6 +295,129 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
       {kViewer + " --window-shot /nonexistent-megaview/w.png", {"--window-shot", missing}, 1},
       {kViewer + " --window-shot '{d}/w.txt'", {"--window-shot", ".png"}, 1},
       {"--cpu --window-shot '{d}/w.png'", {"--window-shot", "--frames"}, 1},
+  });
+}
+
+TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
+  const std::string render16 = "render --cpu --width 16 --height 16 --spp 1";
+  const std::string reference16 = "reference --cpu --width 16 --height 16 --spp 1";
+  std::string deep;  // a path longer than PATH_MAX, of names that each fit
+  for (int i = 0; i < 40; ++i) deep += std::string(120, 'p') + "/";
+  run_cases({
+      {render16 + " --out '{d}/c.png' --heat-out '{d}/c.png'", {"--heat-out", "{d}/c.png", "also the file of --out"}, 1},
+      {render16 + " --out '{d}/c.png' --heat-out '{d}/./c.png'", {"--heat-out", "also the file of --out"}, 1},
+      {render16 + " --out '{d}/c.png' --heat-out '{d}/h.exr'", {"--heat-out", ".png"}, 1},
+      {render16 + " --out '{d}/c.png' --heat-out '{d}/sub'", {"--heat-out", ".png"}, 1},
+      {render16 + " --out '{d}/" + std::string(300, 'n') + ".png'", {"--out", "is 304 characters long", "255"}, 1},
+      {render16 + " --out '{d}/c.png' --heat-out '{d}/" + std::string(260, 'h') + ".png'", {"--heat-out", "characters long"}, 1},
+      {reference16 + " --out '{d}/" + std::string(300, 'r') + ".exr'", {"--out", "characters long"}, 1},
+      {render16 + " --out '{d}/" + deep + "x.png'", {"--out", "characters long, more than the system's 4095"}, 1},
+      {render16 + " --out /proc/x.png", {"--out", "\"/proc\"", "does not take new files"}, 1, {"megaview: No such"}},
+      {reference16 + " --out '{d}/q.exr' --force", {"--out", "{d}/q.exr", "is a folder"}, 1},
+      {reference16 + " --out '{d}/s.exr' --force", {"--out (its JSON sidecar)", "{d}/s.json", "is a folder"}, 1},
+      {reference16 + " --out '{d}/sub.exr' --force --scene '{d}/afile'", {"{d}/afile", "malformed JSON"}, 1},
+  });
+}
+
+// --force replaces earlier outputs, never the scene being read: here the reference's JSON sidecar would be
+// the scene file itself.
+TEST(BadInputs, ReferenceWithForceNeverReplacesTheSceneItReads) {
+  test::TempDir io("bad-io"), sc("bad-scene");
+  const std::string scene = sc / "room.json";
+  fs::copy_file(std::string(MV_SOURCE_DIR) + "/scenes/room.json", scene);
+  const std::string before = test::slurp(scene);
+  for (const std::string& out : {sc / "room.exr", sc / "./room.exr"}) {
+    const test::CliResult r = test::run_megaview(
+        io, "reference --cpu --scene '" + scene + "' --spp 1 --width 16 --height 16 --out '" + out + "' --force");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err_lines(), 1) << r.err;
+    EXPECT_NE(r.err.find("--out (its JSON sidecar)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is the file --scene reads"), std::string::npos) << r.err;
+    EXPECT_EQ(test::slurp(scene), before);
+    EXPECT_FALSE(fs::exists(sc / "room.exr"));
+  }
+  // render: the --reference it compares against is never an output either (--heat-out is checked the same way).
+  const test::CliResult r = test::run_megaview(
+      io, "render --cpu --spp 1 --width 16 --height 16 --out '" + (sc / "r.png") + "' --heat-out '" + scene + "'");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("--heat-out"), std::string::npos) << r.err;
+  EXPECT_EQ(test::slurp(scene), before);
+}
+
+TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
+  const std::string strands_bare = "strands --workload mandelbrot --out '{d}/s.png'";
+  run_cases({
+      {kRender + " --heat-out ''", {"--heat-out: needs a PNG file name, got \"\""}},
+      {kRender + " --reference ''", {"--reference: needs an EXR file, got \"\""}},
+      {kRender + " --scene ''", {"--scene: needs a scene name or file, got \"\""}},
+      {kBench + " --csv ''", {"--csv: needs a CSV file name, got \"\""}},
+      {kStrandBench + " --csv ''", {"--csv: needs a CSV file name"}},
+      {"bench --cpu --workload mandelbrot --strategy sequential --grid ''", {"--grid: needs n,b[,c] or auto, got \"\""}},
+      {"bench --cpu --workload mandelbrot --strategy sequential --size ''", {"--size: needs WxH, got \"\""}},
+      {"bench --cpu --workload '' --strategy sequential", {"--workload: needs a strand workload"}},
+      {"sort-bench --csv ''", {"--csv: needs a CSV file name"}},
+      {"sched-bench --out-prefix '{d}/b' --order-log ''", {"--order-log: needs a CSV file name"}},
+      {kViewer + " --window-shot ''", {"--window-shot: needs a PNG file name, got \"\""}},
+      {kViewer + " --reference ''", {"--reference: needs an EXR file"}},
+      {kViewer + " --workload ''", {"--workload: needs a strand workload"}},
+      {kViewer + " --strand-strategy ''", {"--strand-strategy: needs a strand strategy"}},
+      {kViewer + " --capture-dir ''", {"--capture-dir: needs a folder, got \"\""}},
+      {strands_bare + " --size ''", {"--size: needs WxH, got \"\""}},
+      {strands_bare + " --kernel ''", {"--kernel: must be one of tent, ctmr, bspln3, got \"\""}},
+      {strands_bare + " --kernel abc", {"--kernel: must be one of tent, ctmr, bspln3, got \"abc\""}},
+      {strands_bare + " --volume ''", {"--volume: needs a volume name or file"}},
+      {strands_bare + " --size 16x16 --volume nonexist", {"--volume", "applies to the volume workloads", "not to mandelbrot"}, 1},
+      {strands_bare + " --size 16x16 --step 16", {"--step", "not to mandelbrot"}, 1},
+      {strands_bare + " --size 16x16 --smooth 16", {"--smooth", "not to mandelbrot"}, 1},
+      {strands_bare + " --size 16x16 --azimuth 90", {"--azimuth", "not to mandelbrot"}, 1},
+      {strands_bare + " --size 16x16 --distance 100", {"--distance", "not to mandelbrot"}, 1},
+  });
+}
+
+TEST(BadInputs, TheViewersScriptFramesAndCaptureFolderAreCheckedAtStart) {
+  run_cases({
+      {"--cpu --frames 8 --smoke-at 500:capture", {"--smoke-at", "frame 500", "--frames 8"}, 1},
+      {"--cpu --frames 8 --smoke-at 2:capture,9:capture", {"--smoke-at", "\"9:capture\"", "--frames 8"}, 1},
+      {"--cpu --frames 0 --window-shot '{d}/z.png'", {"--window-shot", "--frames of at least 1", "got 0"}, 1},
+      {kViewer + " --smoke-at '1:strand-pan=nan:0:1'", {"--smoke-at", "centre x must be a finite number, got \"nan\""}, 1,
+       {"half_height", "half-height"}},
+      {kViewer + " --smoke-at '1:strand-orbit=nan:0:100'", {"--smoke-at", "azimuth must be a finite number, got \"nan\""}, 1,
+       {"distance"}},
+      {kViewer + " --smoke-at '1:strand-orbit=0:inf:100'", {"--smoke-at", "elevation", "\"inf\""}, 1},
+      {kViewer + " --smoke-at '1:strand-pan=0:0:1e999'", {"--smoke-at", "half-height", "\"1e999\""}, 1},
+      {kViewer + " --capture-dir '{d}/.cap'", {"--capture-dir", "hidden folder"}, 1},
+      {kViewer + " --capture-dir /nonexistent-megaview/c", {"--capture-dir", "/nonexistent-megaview", "does not exist"}, 1},
+      {kViewer + " --capture-dir '{d}/existing.png'", {"--capture-dir", "{d}/existing.png", "is a file, not a folder"}, 1},
+      {kViewer + " --capture-dir '{d}/afile/c'", {"--capture-dir", "{d}/afile", "is not a folder"}, 1},
+  });
+}
+
+TEST(BadInputs, AbsurdJobsAreRefusedWithAnEstimate) {
+  run_cases({
+      {"sched-model --out-prefix '{d}/m' --n 16777216 --workers 1 --task-us 1e7",
+       {"--n/--workers/--task-us", "16777216 tasks of 1e+07 µs on 1 workers", "controller passes"}, 1},
+      {"sched-model --out-prefix '{d}/m' --n 16777216 --workers 1", {"--n/--workers/--task-us", "controller passes"}, 1},
+      {kCurve + " --duration-ms 1e7 --interval-ms 1e-300", {"--interval-ms", "records per series", "at least 10 ms"}, 1},
+      {kCurve + " --duration-ms 1000 --interval-ms 1e-4", {"--interval-ms", "records per series"}, 1},
+  });
+}
+
+TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
+  const int mismatch = static_cast<int>(CLI::ExitCodes::ArgumentMismatch);
+  run_cases({
+      {kRender + " --strategy abc", {"--strategy: must be one of sequential, ", "got \"abc\""}},
+      {kRender + " --strategy ''", {"--strategy: must be one of", "got \"\""}, kRefused, {"  not in"}},
+      {kRender + " --priority abc", {"--priority: must be one of none, intensity, ", "got \"abc\""}},
+      {kBench + " --strategies sequential,abc", {"--strategies: must be one of", "got \"abc\""}},
+      {"sched-model --out-prefix '{d}/m' --order abc", {"--order: must be one of ascending, random, descending, got \"abc\""}},
+      {"sched-bench --out-prefix '{d}/b' --queue abc", {"--queue: must be one of kerbl, buckets, quanta, got \"abc\""}},
+      {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, got \"abc\""}},
+      {"sched-model --out-prefix '{d}/m' --sort-us 1.5", {"--sort-us: needs 3 values, comma separated, got 1"}, mismatch},
+      {"sched-model --out-prefix '{d}/m' --n ,", {"--n: needs a value"}, mismatch},
+      {kRender + " --seed 1 --seed 2", {"--seed: given 2 times; give it once"}, mismatch},
+      {kCurve + " --compare abc", {"--compare", "the strategy must be one of", "got \"abc\""}, 1, {"strategy: unknown"}},
+      {kCurve + " --compare cpu-parallel:abc", {"--compare", "the priority must be one of", "got \"abc\""}, 1},
+      {"render --cpu --spp 1 --outt '{d}/x.png'", {"--outt: unknown option"}, static_cast<int>(CLI::ExitCodes::RequiredError), {"required"}},
   });
 }
 

@@ -51,6 +51,21 @@ TEST(Capture, TwoCapturesGetDistinctStemsAndFourNonEmptyFiles) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.str()), fs::directory_iterator()), 8);  // no temporaries left
 }
 
+TEST(Capture, AHiddenSceneNameNeverMakesAHiddenCapture) {
+  test::TempDir dir("capture");
+  std::string text = test::slurp(std::string(MV_SOURCE_DIR) + "/scenes/room.json");
+  text.replace(text.find("\"room\""), 6, "\".hidden\"");
+  std::ofstream(dir / "hidden.json") << text;
+  SessionOptions o = small_room();
+  o.scene = dir / "hidden.json";
+  Session s(o);
+  ASSERT_EQ(s.scene().name, ".hidden");
+  s.run(0, 0);
+  const CaptureResult r = capture(s, ToneMapSettings{}, dir / "caps");
+  EXPECT_EQ(r.json, dir / "caps/_hidden-cpu-parallel-variance-0001.json");
+  for (const auto& e : fs::directory_iterator(dir / "caps")) EXPECT_NE(e.path().filename().string()[0], '.') << e.path();
+}
+
 TEST(Capture, NeverOverwritesAFileThatHasTheNextStem) {
   test::TempDir dir("capture");
   Session s(small_room());

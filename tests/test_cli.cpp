@@ -566,6 +566,12 @@ TEST_F(Gui, WindowSizeComesBackFromTheSettingsFileWithinTheScreen) {
   write_file(dir / "config", "a file, not a folder");
   r = viewer("--cpu --width 32 --height 24 --frames 3");
   EXPECT_EQ(r.code, 0) << r.err;
+  // The log says why there is no settings file, naming the variable and the folder.
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("settings: none ($XDG_CONFIG_HOME: cannot create the folder " + (dir / "config/megaview")),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("no HOME"), std::string::npos) << log;
 }
 
 // Switching priority live keeps the film and F12 writes the four files, scripted through the
@@ -979,12 +985,14 @@ TEST_F(Gui, StrandModeOrbitsPansAndResetsTheViewAndRecordsItInTheSidecar) {
 
 TEST_F(Gui, StrandModePansTheMandelbrot) {
   const Result r = viewer("--cpu --width 160 --height 120 --workload mandelbrot --strand-size 64x48 "
-                          "--strand-strategy sequential --frames 6 --smoke-at 3:strand-pan=-0.75:0.1:0.25,4:capture,"
-                          "5:strand-pan=0:0:-1 --capture-dir '" + (dir / "caps") + "'");
+                          "--strand-strategy sequential --frames 7 --smoke-at 3:strand-pan=-0.75:0.1:0.25,4:capture,"
+                          "5:strand-pan=0:0:-1,6:strand-orbit=1e30:0:100 --capture-dir '" + (dir / "caps") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   EXPECT_NE(log.find("view: centre (-0.75, 0.1), half-height 0.25"), std::string::npos) << log;
   EXPECT_NE(log.find("view: half_height: -1 is out of range (0, 1000]"), std::string::npos) << log;
+  // The orbit's ranges are the CLI's (strands --azimuth): a scripted one beyond them goes to the error panel.
+  EXPECT_NE(log.find("view: azimuth_deg: 1e+30 is out of range [-360, 360] degrees"), std::string::npos) << log;
   const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "caps/mandelbrot-sequential-0001.json"));
   EXPECT_EQ(j["view"]["kind"], "plane");
   EXPECT_DOUBLE_EQ(j["view"]["center_x"].get<double>(), -0.75);

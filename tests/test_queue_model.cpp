@@ -1,5 +1,7 @@
 // The CPU model of Kerbl's priority queue and controller (sched/megakernel/queue_model.h).
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +55,30 @@ TEST(QueueModel, WithoutControllerTheQueueRunsFifo) {
     if (order == InitialOrder::Descending) EXPECT_EQ(r.score, 1.0);
     if (order == InitialOrder::Random) EXPECT_NEAR(r.score, 0.5, 0.05);
   }
+}
+
+// sched-model's progress and its bound on absurd runs: the callback sees the dequeues grow, and the estimate
+// of controller passes is the makespan over the shortest sort.
+TEST(QueueModel, ReportsProgressAndEstimatesItsControllerPasses) {
+  QueueModelParams p;
+  p.n = 200000;
+  p.workers = 4;
+  p.task_us = 1.0;
+  p.sort_us = {2.0, 2.0, 2.0};
+  std::vector<uint32_t> seen;
+  p.progress = [&](uint32_t dequeued) { seen.push_back(dequeued); };
+  const QueueModelResult r = run_queue_model(p);
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_LE(seen.back(), p.n);
+  EXPECT_LE(static_cast<double>(r.sort_passes), estimated_controller_passes(p));
+  EXPECT_DOUBLE_EQ(estimated_controller_passes(p), 50000.0 * 1.0 / 2.0);
+  p.n = 16777216;
+  p.workers = 1;
+  p.task_us = 1e7;
+  EXPECT_GT(estimated_controller_passes(p), 1e13);
+  p.controller = false;
+  EXPECT_EQ(estimated_controller_passes(p), 0.0);
 }
 
 TEST(QueueModel, SortsATinyQueueAsWorkedOutByHand) {

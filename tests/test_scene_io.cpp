@@ -381,6 +381,9 @@ TEST(SceneIoErrors, OtherValuesOutOfRange) {
       {"/boxes/0/max/1", -1, "boxes[0].max", "on y max -1 <= min 0"},
       {"/quads/0/edge_v", Json::array({4, 0, 0}), "quads[0].edge_v", "parallel"},
       {"/quads/0/edge_u", Json::array({0, 0, 0}), "quads[0].edge_u", "zero vector"},
+      {"/quads/0/edge_u", Json::array({1e30, 0, 0}), "quads[0].edge_u", "[-1e6, 1e6]"},
+      {"/quads/0/edge_v", Json::array({0, 0, 1e30}), "quads[0].edge_v", "[-1e6, 1e6]"},
+      {"/quads/0/corner", Json::array({0, -2e6, 0}), "quads[0].corner", "[-1e6, 1e6]"},
       {"/camera/look_at", Json::array({0, 1, 5}), "camera.look_at", "must differ from camera.position"},
       {"/camera/up", Json::array({0, 0, -3}), "camera.up", "parallel to the view direction"},
   };

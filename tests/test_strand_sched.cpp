@@ -442,6 +442,11 @@ TEST(StrandBenchCli, SweepWritesCsvMetadataAndBestTableAndNeverOverwrites) {
   EXPECT_EQ(meta["units"]["median_ms"], "ms");
   EXPECT_EQ(meta["units"].size(), rows[0].size()) << meta.dump();
   EXPECT_NE(r.out.find("figures: "), std::string::npos) << r.out;
+  // The rows of each finished strategy were kept in P.partial.csv while the sweep ran; the complete P.csv
+  // replaces it.
+  EXPECT_NE(r.err.find("sweep: the rows of each finished strategy go to " + prefix + ".partial.csv"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(prefix + ".partial.csv"));
   const std::string before = test::slurp(prefix + ".csv");
   const Result again = test::run_megaview(
       dir, "bench --workload mandelbrot --size 40x30 --repeat 1 --sweep --out-prefix '" + prefix + "'", env);

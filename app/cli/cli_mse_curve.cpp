@@ -2,6 +2,7 @@
 // strategy:priority series (Kerbl 2012, §6.3 and Fig 9).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -25,6 +26,11 @@ struct SeriesSpec {
   PriorityFunction priority;
   std::vector<std::pair<std::string, std::string>> megakernel;  ///< setting overrides, name → value
 };
+
+/// The most records a series keeps (--duration-ms / --interval-ms), and the bytes one costs (the record
+/// and its CSV line).
+constexpr double kMaxCurvePoints = 1e6;
+constexpr uint64_t kCurveBytesPerRecord = 160;
 
 struct Record {
   double busy_ms;
@@ -59,10 +65,25 @@ SeriesSpec parse_entry(const std::string& entry, PriorityFunction fallback) {
     }
     check.validate();
   }
-  patch_strategies().find(s.strategy);  // throws naming the allowed strategies
-  s.priority = colon != std::string::npos ? parse_priority(entry.substr(colon + 1).c_str())
-               : s.strategy == "uniform"  ? PriorityFunction::None
-                                          : fallback;
+  const std::vector<std::string> names = patch_strategies().names();
+  if (std::find(names.begin(), names.end(), s.strategy) == names.end())
+    throw InputError("", "--compare",
+                     fmt::format("\"{}\": the strategy must be one of {}, got \"{}\"", entry, cli::list_text(names),
+                                 s.strategy));
+  if (colon != std::string::npos) {
+    const std::string p = entry.substr(colon + 1);
+    try {
+      s.priority = parse_priority(p.c_str());
+    } catch (const InputError&) {
+      std::vector<std::string> priorities;
+      for (int i = 0; i < kNumPriorityFunctions; ++i) priorities.push_back(priority_name(static_cast<PriorityFunction>(i)));
+      throw InputError("", "--compare",
+                       fmt::format("\"{}\": the priority must be one of {}, got \"{}\"", entry,
+                                   cli::list_text(priorities), p));
+    }
+  } else {
+    s.priority = s.strategy == "uniform" ? PriorityFunction::None : fallback;
+  }
   s.label = s.strategy + (overrides.empty() ? std::string() : "[" + overrides + "]") + ":" + priority_name(s.priority);
   return s;
 }
@@ -173,6 +194,15 @@ void run_mse_curve(const MseCurveCommand& c) {
     throw InputError("", "--duration-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.duration_ms));
   if (!(c.interval_ms > 0.0 && c.duration_ms >= c.interval_ms))
     throw InputError("", "--interval-ms", fmt::format("must be in (0, --duration-ms = {}] ms, got \"{}\"", c.duration_ms, c.interval_ms));
+  // One record (and one MSE over the whole film) per interval: bound their number and memory up front.
+  const double points = std::ceil(c.duration_ms / c.interval_ms) + 1.0;
+  if (points > kMaxCurvePoints)
+    throw InputError("", "--interval-ms",
+                     fmt::format("--duration-ms {:g} / --interval-ms {:g} is {:.3g} records per series, more than {:g}; "
+                                 "give --interval-ms of at least {:g} ms",
+                                 c.duration_ms, c.interval_ms, points, kMaxCurvePoints, c.duration_ms / (kMaxCurvePoints - 1)));
+  cli::check_host_memory(static_cast<uint64_t>(points) * c.compare.size() * kCurveBytesPerRecord, "--interval-ms",
+                         fmt::format("{:g} records per series", points));
   std::vector<SeriesSpec> specs;
   std::set<std::string> seen;
   for (const std::string& e : c.compare) {

@@ -14,6 +14,7 @@
 #include "app/cli/cli_validate.h"
 #include "app/session/output_file.h"
 #include "app/cli/progress.h"
+#include "render/pathtracer/scene_io.h"
 
 namespace mv {
 
@@ -22,7 +23,10 @@ using Clock = std::chrono::steady_clock;
 void run_reference(const ReferenceCommand& c) {
   const std::string json_path = sibling_path(c.out, "--out", ".exr", ".json");
   cli::check_output_file(c.out, "--out", c.force);
-  cli::check_output_file(json_path, "--out", c.force);
+  cli::check_output_file(json_path, "--out (its JSON sidecar)", c.force);
+  // --force replaces earlier outputs, never the scene being rendered.
+  cli::check_distinct_files({{c.out, "--out"}, {json_path, "--out (its JSON sidecar)"}},
+                            {{resolve_scene_path(c.session.scene), "--scene"}});
   check_film_memory(c.session);
   SessionOptions o = c.session;
   if (o.strategy.empty()) o.strategy = !o.force_cpu && gpu_available() ? "uniform" : "cpu-parallel";

@@ -11,6 +11,7 @@
 #include "app/cli/cli_validate.h"
 #include "app/session/output_file.h"
 #include "app/cli/progress.h"
+#include "render/pathtracer/scene_io.h"
 #include "render/tonemap.h"
 
 namespace mv {
@@ -41,8 +42,13 @@ void run_render(const RenderCommand& c) {
     throw InputError("", "--time-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.time_ms));
   const std::string exr = sibling_path(c.out, "--out", ".png", ".exr");
   cli::check_output_file(c.out, "--out");  // refuse before rendering, not after
-  cli::check_output_file(exr, "--out");
-  if (!c.heat_out.empty()) cli::check_output_file(c.heat_out, "--heat-out");
+  cli::check_output_file(exr, "--out (its EXR)");
+  if (!c.heat_out.empty()) {
+    sibling_path(c.heat_out, "--heat-out", ".png", ".png");
+    cli::check_output_file(c.heat_out, "--heat-out");
+  }
+  cli::check_distinct_files({{c.out, "--out"}, {exr, "--out (its EXR)"}, {c.heat_out, "--heat-out"}},
+                            {{resolve_scene_path(c.session.scene), "--scene"}, {c.session.reference, "--reference"}});
   check_film_memory(c.session);
   Session s(c.session);
   const uint64_t remaining = s.workload().remaining_paths();

@@ -11,12 +11,18 @@
 #include "app/cli/cli_validate.h"
 #include "app/session/output_file.h"
 #include "app/cli/figures.h"
+#include "app/cli/progress.h"
 #include "sched/megakernel/queue_model.h"
 #include "sched/megakernel/score.h"
 
 namespace mv {
 
 namespace {
+
+/// The most controller passes one configuration may simulate, and about how many the model runs per second
+/// on one core.
+constexpr double kMaxModelPasses = 2e8;
+constexpr double kModelPassesPerSecond = 3e6;
 
 InitialOrder parse_order(const std::string& s) {
   if (s == "ascending") return InitialOrder::Ascending;
@@ -38,9 +44,27 @@ void validate(const SchedModelCommand& c) {
   if (c.segment < 1 || c.segment > *std::min_element(c.n.begin(), c.n.end()))
     throw InputError("", "--segment", fmt::format("{} is not in [1, smallest n]", c.segment));
   if (c.workers < 1) throw InputError("", "--workers", "must be at least 1");
-  if (!(c.buffer_multiplier > 0.0 && std::isfinite(c.buffer_multiplier)))
-    throw InputError("", "--buffer-multiplier", fmt::format("must be a finite number > 0, got \"{}\"", c.buffer_multiplier));
+  if (!(c.buffer_multiplier >= 0.01 && c.buffer_multiplier <= 100.0))
+    throw InputError("", "--buffer-multiplier", fmt::format("must be a finite number in [0.01, 100], got \"{}\"", c.buffer_multiplier));
+  // The controller's passes set the run time: refuse the absurd before starting.
+  for (uint32_t n : c.n)
+    for (double t : c.task_us) {
+      QueueModelParams p;
+      p.n = n;
+      p.workers = c.workers;
+      p.task_us = t;
+      p.sort_us = {c.sort_us[0], c.sort_us[1], c.sort_us[2]};
+      const double passes = estimated_controller_passes(p);
+      if (passes > kMaxModelPasses)
+        throw InputError("", "--n/--workers/--task-us",
+                         fmt::format("{} tasks of {:g} µs on {} workers would take about {:.2g} controller passes of the "
+                                     "model (about {}); at most {:.0e}: give fewer or shorter tasks or more workers",
+                                     n, t, c.workers, passes, Progress::duration_text(passes / kModelPassesPerSecond),
+                                     kMaxModelPasses));
+    }
 }
+
+
 
 QueueModelResult run_model(QueueModelParams p) {
   try {
@@ -83,6 +107,10 @@ void run_sched_model(const SchedModelCommand& c) {
   fmt::print("{:>8} {:>9} {:>9} {:>8} {:>8} {:>8} {:>20} {:>10} {:>10} {:>11} {:>11}\n", "n", "task us", "S ctrl",
              "S FIFO", "bound", "passes", "uu/us/ss", "collisions", "wait us", "ctrl ms", "FIFO ms");
 
+  double total_tasks = 0.0;
+  for (uint32_t n : c.n) total_tasks += 2.0 * n * static_cast<double>(c.task_us.size());
+  Progress progress("sched-model", total_tasks, "tasks");
+  double done_tasks = 0.0;
   std::string csv =
       "n,task_us,workers,segment,sort_uu_us,sort_us_us,sort_ss_us,buffer_multiplier,time_management,order,seed,"
       "score_controller,score_fifo,held_bound,passes,passes_uu,passes_us,passes_ss,collisions,wait_us,"
@@ -92,9 +120,13 @@ void run_sched_model(const SchedModelCommand& c) {
       QueueModelParams p = base;
       p.n = n;
       p.task_us = c.task_us[k];
+      p.progress = [&](uint32_t dequeued) { progress.update(done_tasks + dequeued); };
       const QueueModelResult r = run_model(p);
+      done_tasks += n;
       p.controller = false;
       const QueueModelResult f = run_model(p);
+      done_tasks += n;
+      progress.update(done_tasks);
       const double b = order == InitialOrder::Ascending ? ascending_held_prefix_bound(n, held) : NAN;
       const auto& m = r.passes_by_method;
       fmt::print("{:>8} {:>9g} {:>9.4f} {:>8.4f} {:>8} {:>8} {:>20} {:>10} {:>10.1f} {:>11.3f} {:>11.3f}\n", n,
@@ -110,6 +142,7 @@ void run_sched_model(const SchedModelCommand& c) {
     }
   }
 
+  progress.finish();
   write_new_text_file(csv_path, csv);
   FigureMetadata meta;
   meta.kind = meta.subcommand = "sched-model";

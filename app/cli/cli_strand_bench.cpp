@@ -253,9 +253,11 @@ uint64_t sweep_config_count(const StrandStrategyInfo& info, const StrandBenchCom
   return n * (info.reads("work-unit") ? 5 : 1);
 }
 
+/// `partial`: where the rows so far are kept after each strategy (replaced each time), so that a sweep
+/// stopped part-way leaves its finished strategies behind.
 void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
                     StrandRunSettings s, const StrandBenchCommand& c, std::string& csv,
-                    std::vector<std::string>& problems) {
+                    std::vector<std::string>& problems, const std::string& partial) {
   const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
   fmt::print("sweep: workload {} {}x{} ({} strands), {} repeats per configuration, n = 64..1024, b = 64..min(1024, "
              "{}/n), c in 1,2,4,8,16 (global queues){}\n",
@@ -362,6 +364,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
       }
     }
     std::fprintf(stderr, "sweep: %s done (%d configurations)\n", info->name.c_str(), b.configs);
+    write_new_text_file(partial, csv, /*replace=*/true);
     if (b.configs == 0) continue;
     best.push_back(b);
   }
@@ -421,8 +424,9 @@ void run_strand_bench(const StrandBenchCommand& c) {
     csv_path = c.csv;
   }
   const std::string figure_kind = c.sweep ? "strand-sweep" : "strand-bench";
+  const std::string partial_path = c.out_prefix + ".partial.csv";
   if (c.sweep)
-    cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv"});
+    cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv", ".partial.csv"});
   else if (!csv_path.empty())
     cli::check_output_file(csv_path, "--csv");
   if (!csv_path.empty()) {
@@ -454,8 +458,10 @@ void run_strand_bench(const StrandBenchCommand& c) {
   if (c.sweep) {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,mean_ms,stddev_ms,launches,"
           "super_steps,speedup_vs_sequential,matches_sequential,task_quantum,task_priority,knobs\n";
+    std::fprintf(stderr, "sweep: the rows of each finished strategy go to %s until %s is written\n",
+                 partial_path.c_str(), csv_path.c_str());
     for (size_t k = 0; k < workloads.size(); ++k)
-      sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems);
+      sweep_workload(*workloads[k], sizes[k], strategies[k], s, c, csv, problems, partial_path);
   } else {
     csv = "workload,width,height,strategy,n,b,c,repeats,median_ms,min_ms,max_ms,clock,launches,super_steps,"
           "steps_mean,steps_sigma,steps_cv,image_fnv1a,task_quantum,task_priority,knobs\n";
@@ -465,6 +471,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
   progress.finish();
   if (!csv_path.empty()) {
     write_new_text_file(csv_path, csv);
+    if (c.sweep) std::remove(partial_path.c_str());  // the complete P.csv replaces the rows so far
     FigureMetadata meta;
     meta.kind = figure_kind;
     meta.subcommand = c.sweep ? "bench --workload --sweep" : "bench --workload";

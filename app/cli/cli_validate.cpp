@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -128,6 +130,28 @@ CLI::Validator unsigned64() {
       what);
 }
 
+CLI::Validator non_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string { return text.empty() ? "needs " + what + ", got \"\"" : std::string(); },
+      what);
+}
+
+std::string list_text(const std::vector<std::string>& names) {
+  std::string t;
+  for (const std::string& n : names) t += (t.empty() ? "" : ", ") + n;
+  return t;
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  const std::string what = "one of " + list_text(names);
+  return CLI::Validator(
+      [names, what](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        return fmt::format("must be {}, got \"{}\"", what, text);
+      },
+      what);
+}
+
 CLI::Validator power_of_two(uint32_t lo, uint32_t hi) {
   return checked<uint32_t>(fmt::format("a power of two in [{}, {}]", lo, hi),
                            [=](uint32_t v) { return v >= lo && v <= hi && (v & (v - 1)) == 0; });
@@ -148,19 +172,29 @@ void check_output_file(const std::string& path, const std::string& option, bool 
     throw InputError("", option, "\"" + path + "\" names a folder; give a file name in it");
   if (name[0] == '.')
     throw InputError("", option, "\"" + path + "\" would be a hidden file (its name starts with '.'); give a name");
+  if (path.size() >= PATH_MAX)
+    throw InputError("", option,
+                     fmt::format("\"{}...\" is {} characters long, more than the system's {}", path.substr(0, 40),
+                                 path.size(), PATH_MAX - 1));
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0)
     throw InputError("", option, "the folder of \"" + path + "\" (" + dir.string() + ") does not exist; create it first");
   if (!S_ISDIR(st.st_mode))
     throw InputError("", option, "\"" + dir.string() + "\" in \"" + path + "\" is not a folder");
-  if (!replace) {
-    struct stat target {};
-    if (::lstat(path.c_str(), &target) == 0) {
-      if (S_ISDIR(target.st_mode)) throw InputError("", option, "\"" + path + "\" is a folder; give a file name");
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : NAME_MAX;
+  if (name.size() > limit)
+    throw InputError("", option,
+                     fmt::format("the file name of \"{}...\" is {} characters long, more than the {} its folder allows",
+                                 path.substr(0, 40), name.size(), limit));
+  struct stat target {};
+  if (::lstat(path.c_str(), &target) == 0) {
+    if (S_ISDIR(target.st_mode)) throw InputError("", option, "\"" + path + "\" is a folder; give a file name");
+    if (!replace)
       throw InputError("", option, "\"" + path + "\" already exists; megaview never overwrites a file (choose another "
                                    "name or remove it)");
-    }
+    if (!S_ISREG(target.st_mode)) throw InputError("", option, "\"" + path + "\" is not a regular file; give another name");
   }
   // The folder takes a new file: create and remove a probe (also right for root and read-only mounts).
   static std::atomic<unsigned> counter{0};
@@ -168,9 +202,58 @@ void check_output_file(const std::string& path, const std::string& option, bool 
       (dir / fmt::format(".megaview-probe-{}-{}", ::getpid(), counter++)).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    throw InputError("", option, "cannot write into the folder \"" + dir.string() + "\": " + std::strerror(errno));
+    throw InputError("", option, "the folder \"" + dir.string() + "\" of \"" + path + "\" does not take new files (" +
+                                     std::strerror(errno) + ")");
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+void check_output_folder(const std::string& path, const std::string& option) {
+  if (path.empty()) throw InputError("", option, "needs a folder, got \"\"");
+  const fs::path p = fs::path(path).lexically_normal();
+  const std::string last = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+  if (!last.empty() && last[0] == '.' && last != "." && last != "..")
+    throw InputError("", option, "\"" + path + "\" would be a hidden folder (its name starts with '.'); give a name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw InputError("", option, "\"" + path + "\" is a file, not a folder");
+    check_output_file((fs::path(path) / "probe").string(), option, true);  // takes new files
+    return;
+  }
+  const fs::path parent = fs::path(path).has_parent_path() && fs::path(path).parent_path() != fs::path(path)
+                              ? fs::path(path).parent_path()
+                              : fs::path(".");
+  if (::stat(parent.c_str(), &st) != 0)
+    throw InputError("", option,
+                     "the folder \"" + parent.string() + "\" of \"" + path + "\" does not exist; create it first");
+  if (!S_ISDIR(st.st_mode))
+    throw InputError("", option, "\"" + parent.string() + "\" in \"" + path + "\" is not a folder");
+  check_output_file((parent / "probe").string(), option, true);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, ea), ea), pb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  if (ea || eb) return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
+  return pa == pb;
+}
+
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [path, option] = outputs[i];
+    if (path.empty()) continue;
+    for (const auto& [in, in_option] : inputs)
+      if (!in.empty() && same_file(path, in))
+        throw InputError("", option,
+                         "\"" + path + "\" is the file " + in_option + " reads (\"" + in +
+                             "\"); megaview never writes over its input, give another name");
+    for (size_t j = 0; j < i; ++j)
+      if (!outputs[j].first.empty() && same_file(path, outputs[j].first))
+        throw InputError("", option,
+                         "\"" + path + "\" is also the file of " + outputs[j].second + "; give each output its own name");
+  }
 }
 
 void check_output_prefix(const std::string& prefix, const std::string& option,

@@ -15,6 +15,8 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace mv::cli {
 
@@ -38,6 +40,15 @@ CLI::Validator integer(int64_t lo, int64_t hi, const std::string& unit = "");
 
 /// A decimal integer in [0, 2^64 - 1] (seeds of 64 bits); "-1" is refused, not wrapped.
 CLI::Validator unsigned64();
+
+/// Any text but the empty one: "needs <what>, got """ (e.g. what = "a file name").
+CLI::Validator non_empty(const std::string& what);
+
+/// One of `names` (case-sensitive): "must be one of a, b, c, got "x"".
+CLI::Validator one_of(std::vector<std::string> names);
+
+/// "a, b, c" (the list of the messages).
+std::string list_text(const std::vector<std::string>& names);
 
 /// A power of two in [lo, hi] (lo, hi powers of two).
 CLI::Validator power_of_two(uint32_t lo, uint32_t hi);
@@ -85,10 +96,28 @@ CLI::Validator checked(const std::string& what, Ok ok) {
 
 /// Checks, before any work, that a file can be written at `path` for `option` (e.g. "--out"):
 /// the name is not empty, does not end in '/', its file name does not start with '.' (an empty name
-/// before the extension, e.g. "d/.csv", would be a hidden file), the folder exists, is a folder and
-/// takes a new file (a probe file is created and removed), and nothing exists at `path` yet (unless
-/// `replace`). Throws InputError naming the option and the path.
+/// before the extension, e.g. "d/.csv", would be a hidden file) and fits the folder's limit on name
+/// length (pathconf's NAME_MAX), the folder exists, is a folder and takes a new file (a probe file is
+/// created and removed), nothing but a file is in the way (a folder is refused even with `replace`),
+/// and nothing exists at `path` yet (unless `replace`). Throws InputError naming the option and the path.
 void check_output_file(const std::string& path, const std::string& option, bool replace = false);
+
+/// Checks, before any work, a folder that outputs go into (e.g. --capture-dir): the name is not empty and
+/// its last part does not start with '.' (hidden), an existing one is a folder that takes new files, a
+/// missing one lies in a folder that exists (megaview creates one level, not a whole path). Throws
+/// InputError naming the option and the path.
+void check_output_folder(const std::string& path, const std::string& option);
+
+/// Whether two paths name the same file: the same device and inode where both exist, else the same
+/// absolute path once the folders that exist are resolved (symbolic links, "..").
+bool same_file(const std::string& a, const std::string& b);
+
+/// An output file and the option (or the companion it is, e.g. "--out (its EXR)") that names it.
+using NamedPath = std::pair<std::string, std::string>;
+
+/// Refuses, naming both options, two outputs that are the same file, and an output that is one of the
+/// `inputs` (files read by the job, e.g. the scene: even --force never replaces what is being read).
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs = {});
 
 /// For options that name a prefix P of several files (P.csv, P.png, …): the same checks as
 /// check_output_file on every `prefix + suffix`, and the prefix's file-name part must not be empty

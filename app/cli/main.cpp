@@ -2,10 +2,13 @@
 // mse-curve and bench (app/cli/cli.h). Bad input ends the program with one line on stderr,
 // "megaview: <message>", and exit status 1 (command-line syntax errors: CLI11's status).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,6 +29,8 @@ using namespace mv;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Busy-time options: up to 1e7 ms (2.8 hours) per run or series.
 constexpr double kMaxBusyMs = 1e7;
+/// The range of the models' --buffer-multiplier: the megakernel knob's (megakernel_params()).
+constexpr double kMinBufferMultiplier = 0.01, kMaxBufferMultiplier = 100.0;
 
 /// The options every command shares; `priority` is bound as text and parsed after CLI11 is done.
 struct Common {
@@ -42,7 +47,9 @@ std::vector<std::string> priority_names() {
 /// Scene, size, sampling and device options (every command).
 void add_session_options(CLI::App& app, Common& c) {
   SessionOptions& o = c.session;
-  app.add_option("--scene", o.scene, "scene name (a file in scenes/) or path to a scene file")->capture_default_str();
+  app.add_option("--scene", o.scene, "scene name (a file in scenes/) or path to a scene file")
+      ->check(cli::non_empty("a scene name or file"))
+      ->capture_default_str();
   app.add_option("--width", o.width, "image width in pixels (default: the scene's)")
       ->check(cli::integer(kMinResolution, kMaxResolution, "pixels"));
   app.add_option("--height", o.height, "image height in pixels (default: the scene's)")
@@ -63,7 +70,7 @@ void add_session_options(CLI::App& app, Common& c) {
 
 void add_strategy_option(CLI::App& app, Common& c, const std::string& default_text) {
   app.add_option("--strategy", c.session.strategy, "scheduling strategy (default: " + default_text + ")")
-      ->check(CLI::IsMember(patch_strategies().names()));
+      ->check(cli::one_of(patch_strategies().names()));
 }
 
 /// A number in `text` checked by `ok`; else the message "must be <what>, got "<text>"" (app/cli/cli_validate.h).
@@ -93,7 +100,7 @@ void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
 
 void add_priority_option(CLI::App& app, Common& c) {
   app.add_option("--priority", c.priority, "priority function of the patch tasks")
-      ->check(CLI::IsMember(priority_names()))
+      ->check(cli::one_of(priority_names()))
       ->capture_default_str();
   app.add_option("--noise-threshold", c.session.task.noise_threshold,
                  "priority adaptive: noise threshold t (Cycles' adaptive sampling: a pixel converges at error < 5t)")
@@ -102,7 +109,7 @@ void add_priority_option(CLI::App& app, Common& c) {
 }
 
 void add_reference_option(CLI::App& app, Common& c, const std::string& what) {
-  app.add_option("--reference", c.session.reference, what);
+  app.add_option("--reference", c.session.reference, what)->check(cli::non_empty("an EXR file"));
 }
 
 SessionOptions finish(const Common& c) {
@@ -121,8 +128,24 @@ void report(const std::string& message) {
 
 /// CLI11's message in the program's style where CLI11 words it otherwise: "Could not convert: --x = v"
 /// becomes "--x: could not read "v" as its value". Validated options never get there (cli_validate.h).
-std::string parse_error_text(const CLI::ParseError& e) {
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app) {
   const std::string what = e.what();
+  // An unknown option explains the rest ("--outt x.png" also leaves --out missing): it goes first.
+  for (const std::string& arg : app.remaining(true))
+    if (arg.size() > 1 && arg[0] == '-')
+      return arg.substr(0, arg.find('=')) + ": unknown option (see --help)";
+  std::smatch m;
+  static const std::regex at_most(R"(^(\S+): At Most (\d+) required but received (\d+))");
+  static const std::regex at_least(R"(^(\S+): At least (\d+) required but received (\d+))");
+  static const std::regex missing(R"(^(\S+): \d+ required .* missing)");
+  static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: (\S+))");
+  if (std::regex_search(what, m, at_most))
+    return m[2] == "1" ? m[1].str() + ": given " + m[3].str() + " times; give it once"
+                       : m[1].str() + ": takes at most " + m[2].str() + " values, got " + m[3].str();
+  if (std::regex_search(what, m, at_least))
+    return m[1].str() + ": needs " + m[2].str() + " values, comma separated, got " + m[3].str();
+  if (std::regex_search(what, m, missing)) return m[1].str() + ": needs a value";
+  if (std::regex_search(what, m, extra)) return m[1].str() + ": unexpected argument (see --help)";
   const std::string convert = "Could not convert: ";
   if (what.rfind(convert, 0) == 0) {
     const size_t eq = what.find(" = ", convert.size());
@@ -146,10 +169,13 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
       ->check(cli::integer(0, 100000000));
-  app.add_option("--window-shot", gui.window_shot, "after --frames frames, save the window as this PNG");
+  app.add_option("--window-shot", gui.window_shot, "after --frames frames, save the window as this PNG")
+      ->check(cli::non_empty("a PNG file name"));
   app.add_flag("--host-copy", gui.force_host_copy,
                "display through a host copy even where CUDA-GL interop works (to compare their cost)");
-  app.add_option("--capture-dir", gui.capture_dir, "folder for screenshots")->capture_default_str();
+  app.add_option("--capture-dir", gui.capture_dir, "folder for screenshots (created if missing, in a folder that exists)")
+      ->check(cli::non_empty("a folder"))
+      ->capture_default_str();
   app.add_option_function<std::vector<std::string>>(
          "--smoke-at",
          [&gui](const std::vector<std::string>& steps) {
@@ -159,9 +185,11 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
       ->delimiter(',');
   // Strand mode: --workload opens the viewer on a strand workload instead of the path tracer.
   app.add_option("--workload", gui.strand_workload,
-                 "start in strand mode on this strand workload (" + strand_workload_names() + ")");
+                 "start in strand mode on this strand workload (" + strand_workload_names() + ")")
+      ->check(cli::non_empty("a strand workload (" + strand_workload_names() + ")"));
   app.add_option("--strand-strategy", gui.strand_strategy,
-                 "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)");
+                 "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)")
+      ->check(cli::non_empty("a strand strategy"));
   app.add_option_function<std::string>(
       "--grid", [&gui](const std::string& text) { gui.strand_grid = parse_grid(text, "--grid"); },
       "strand mode: grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
@@ -198,7 +226,8 @@ CLI::App* add_render_command(CLI::App& app, Common& c, RenderCommand& r) {
                   "stop after this fraction of the full budget (every patch at the target) was traced, e.g. 0.4 "
                   "for Kerbl 2012's Figs 6-7")
       ->check(cli::real({0.0, false}, {1.0}));
-  cmd->add_option("--heat-out", r.heat_out, "also write the heat map of samples per patch as this PNG");
+  cmd->add_option("--heat-out", r.heat_out, "also write the heat map of samples per patch as this PNG")
+      ->check(cli::non_empty("a PNG file name"));
   cmd->add_option("--out", r.out, "output PNG; the EXR goes beside it")->required();
   return cmd;
 }
@@ -248,28 +277,33 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   cmd->add_option("--strategies", b.strategies,
                   "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")
       ->delimiter(',')
-      ->check(CLI::IsMember(patch_strategies().names()));
+      ->check(cli::one_of(patch_strategies().names()));
   cmd->add_option("--repeat", b.repeat, "timed renders per strategy")
       ->check(cli::integer(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--csv", b.csv, "also write every run to this CSV file");
+  cmd->add_option("--csv", b.csv, "also write every run to this CSV file")->check(cli::non_empty("a CSV file name"));
   // The strand bench (app/cli/cli_strand_bench.cpp): --workload selects it.
   cmd->add_option("--workload", sb.workloads,
                   "strand workloads, comma separated (" + strand_workload_names() + "): time strand strategies")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cli::non_empty("a strand workload (" + strand_workload_names() + ")"));
   cmd->add_option("--strategy", sb.strategies,
                   "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
-      ->delimiter(',');
-  cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto");
+      ->delimiter(',')
+      ->check(cli::non_empty("a strand strategy"));
+  cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto")
+      ->check(cli::non_empty("n,b[,c] or auto"));
   cmd->add_option("--size", sb.size,
-                  "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)");
+                  "strand workload size WxH (default: the paper's strand count; path-tracer: 800x600, multiples of 4)")
+      ->check(cli::non_empty("WxH"));
   cmd->add_flag("--record-finish-order", sb.record_finish_order,
                 "strand runs record the order strands finish in, as the viewer's fill-in replay does (to time its cost)");
   cmd->add_flag("--sweep", sb.sweep, "Lehmann 2023 Appendix A: sweep n, b, c; writes P.csv, P.json and P.png/.pdf (--out-prefix)");
   cmd->add_option("--sweep-max-threads", sb.sweep_max_threads, "largest n*b of the sweep")
       ->check(cli::integer(4096, 1 << 26))
       ->capture_default_str();
-  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv, P.json and P.png/.pdf");
+  cmd->add_option("--out-prefix", sb.out_prefix, "--sweep writes P.csv, P.json and P.png/.pdf")
+      ->check(cli::non_empty("a file name prefix"));
   return cmd;
 }
 
@@ -310,7 +344,8 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
       ->check(cli::integer(1, 1000))
       ->capture_default_str();
   cmd->add_option("--seed", s.seed, "random keys")->check(cli::integer(0, UINT32_MAX))->capture_default_str();
-  cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file");
+  cmd->add_option("--csv", s.csv, "also write every configuration to this CSV file")
+      ->check(cli::non_empty("a CSV file name"));
   cmd->add_option("--plot", s.plot, "also draw time vs n at the best block size from --csv to this PNG (and .pdf beside it; needs matplotlib)");
   return cmd;
 }
@@ -319,11 +354,15 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   CLI::App* cmd = app.add_subcommand(
       "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
   cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr, mandelbrot or lic2d")
-      ->check(CLI::IsMember({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d"}))
+      ->check(cli::one_of({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d"}))
       ->capture_default_str();
-  cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")->capture_default_str();
-  cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)");
-  cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)");
+  cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")
+      ->check(cli::non_empty("a volume name or file"))
+      ->capture_default_str();
+  cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)")
+      ->check(cli::non_empty("WxH"));
+  cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)")
+      ->check(cli::one_of({"tent", "ctmr", "bspln3"}));
   // The bound on the work per strand: the steps along a ray grow as 1 / step (10x the default at most).
   cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")
       ->check(cli::real({kMinStrandStepVoxels}, {16.0}, "voxels"));
@@ -333,8 +372,9 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")
       ->check(cli::real({-89.0}, {89.0}, "degrees"))
       ->capture_default_str();
-  cmd->add_option("--distance", s.distance, "eye distance from the volume centre (default: ch2's, or framing)")
-      ->check(cli::real({0.0, false}, {1e6}, "world units"));
+  cmd->add_option("--distance", s.distance,
+                  "eye distance from the volume centre (default: ch2's, or framing); at least 0.001, as the viewer's wheel")
+      ->check(cli::real({kMinStrandDistance}, {kMaxStrandDistance}, "world units"));
   cmd->add_option("--smooth", s.smooth, "Gaussian pre-blur of the volume, sigma in voxels (0: none)")
       ->check(cli::real({0.0}, {16.0}, "voxels"))
       ->capture_default_str();
@@ -365,11 +405,11 @@ CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
       ->check(cli::real({1e-3}, {1e6}, "µs"))
       ->capture_default_str();
   cmd->add_option("--buffer-multiplier", m.buffer_multiplier, "multiplier on the time buffers (Kerbl 5.4)")
-      ->check(cli::real({0.0, false}, {kInf}))
+      ->check(cli::real({kMinBufferMultiplier}, {kMaxBufferMultiplier}))
       ->capture_default_str();
   cmd->add_flag("!--no-time-management", m.time_management, "lock segments without checking the time buffers");
   cmd->add_option("--order", m.order, "initial queue order")
-      ->check(CLI::IsMember({"ascending", "random", "descending"}))
+      ->check(cli::one_of({"ascending", "random", "descending"}))
       ->capture_default_str();
   cmd->add_option("--seed", m.seed, "seed of the random order")->check(cli::unsigned64())->capture_default_str();
   cmd->add_option("--out-prefix", m.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
@@ -399,7 +439,7 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
       ->check(cli::power_of_two(32, 512))
       ->capture_default_str();
   cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")
-      ->check(cli::real({0.0, false}, {kInf}))
+      ->check(cli::real({kMinBufferMultiplier}, {kMaxBufferMultiplier}))
       ->capture_default_str();
   cmd->add_flag("!--no-time-management", b.time_management, "lock pairs without the §5.2 time check");
   cmd->add_flag("--wave-aware", b.wave_aware, "buffer = floor(entries ahead / workers) × shortest task");
@@ -419,14 +459,15 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--queue", b.queue,
                   "queue design of the sorted runs: buckets (the program's default), quanta, or kerbl (the paper's "
                   "controller; FIFO runs are always Kerbl's ring without a controller)")
-      ->check(CLI::IsMember({"kerbl", "buckets", "quanta"}))
+      ->check(cli::one_of({"kerbl", "buckets", "quanta"}))
       ->capture_default_str();
   cmd->add_option("--buckets", b.buckets, "rings K of queue buckets")
       ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
       ->capture_default_str();
   cmd->add_option("--order-log", b.order_log,
                   "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "
-                  "from which tools/order_score.py recomputes each run's S(n)");
+                  "from which tools/order_score.py recomputes each run's S(n)")
+      ->check(cli::non_empty("a CSV file name"));
   cmd->add_option("--out-prefix", b.out_prefix, "writes P.csv, P.json (metadata) and, with matplotlib, P.png/.pdf")->required();
   return cmd;
 }
@@ -438,6 +479,8 @@ CLI::App* add_allocation_bound_command(CLI::App& app, Common& c) {
   add_strategy_option(*cmd, c, "uniform on a GPU, cpu-parallel otherwise");
   return cmd;
 }
+
+bool viewer_cmd_frames_given(const CLI::App& app) { return app.count("--frames") > 0; }
 
 int run(int argc, char** argv) {
   CLI::App app{
@@ -472,7 +515,7 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    report(parse_error_text(e));
+    report(parse_error_text(e, app));
     return e.get_exit_code();
   }
 
@@ -483,8 +526,19 @@ int run(int argc, char** argv) {
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
     if (app.count("--spp") == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
+    for (const SmokeAction& a : gui.smoke_actions)  // a step after the last frame would never run
+      if (gui.frames > 0 && a.frame > gui.frames)
+        throw InputError("", "--smoke-at",
+                         fmt::format("step \"{}:{}\" is at frame {}, after the last of --frames {}", a.frame, a.action,
+                                     a.frame, gui.frames));
+    // A folder given is checked now; the default (captures/ here) only when a capture is made, so that the
+    // viewer also opens where the working folder is read-only.
+    if (app.count("--capture-dir") > 0) cli::check_output_folder(gui.capture_dir, "--capture-dir");
     if (!gui.window_shot.empty()) {  // checked before the window opens, never replaced after the frames
-      if (gui.frames == 0) throw InputError("", "--window-shot", "needs --frames N (the shot is taken after N frames)");
+      if (gui.frames == 0)
+        throw InputError("", "--window-shot",
+                         viewer_cmd_frames_given(app) ? "needs --frames of at least 1 (the shot is taken after the last frame), got 0"
+                                                      : "needs --frames N (the shot is taken after N frames)");
       sibling_path(gui.window_shot, "--window-shot", ".png", ".png");
       cli::check_output_file(gui.window_shot, "--window-shot");
     }
@@ -537,6 +591,10 @@ int run(int argc, char** argv) {
   } else if (sched_bench_cmd->parsed()) {
     run_sched_bench(sched_bench);
   } else if (strands_cmd->parsed()) {
+    if (strands.workload == "mandelbrot")  // the ray casters' options: refused rather than ignored
+      for (const char* name : {"--volume", "--kernel", "--step", "--smooth", "--azimuth", "--elevation", "--distance"})
+        if (strands_cmd->count(name) > 0)
+          throw InputError("", name, "applies to the volume workloads (vr-lite-cam, illust-vr), not to mandelbrot");
     run_strands(strands);
   }
   return 0;

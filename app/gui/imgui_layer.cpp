@@ -24,20 +24,29 @@ ImGuiLayer*& layer_of(ImGuiSettingsHandler* h) { return *reinterpret_cast<ImGuiL
 
 }  // namespace
 
-std::string imgui_ini_path() {
+std::string imgui_ini_path(std::string* why) {
   namespace fs = std::filesystem;
   fs::path dir;
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  if (xdg && *xdg && fs::path(xdg).is_absolute())
+  const bool from_xdg = xdg && *xdg && fs::path(xdg).is_absolute();
+  if (from_xdg)
     dir = fs::path(xdg) / "megaview";
   else if (home && *home)
     dir = fs::path(home) / ".config" / "megaview";
-  else
+  else {
+    if (why) *why = "neither XDG_CONFIG_HOME (an absolute path) nor HOME is set";
     return {};
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) return {};
+  std::error_code dir_ec;
+  if (!fs::is_directory(dir, dir_ec)) {
+    if (why)
+      *why = std::string(from_xdg ? "$XDG_CONFIG_HOME" : "$HOME") + ": cannot create the folder " + dir.string() +
+             (ec ? " (" + ec.message() + ")" : std::string());
+    return {};
+  }
   return (dir / "imgui.ini").string();
 }
 

@@ -12,8 +12,9 @@ namespace mv::gui {
 /// Where the viewer keeps Dear ImGui's settings (panel sizes and positions, the window's size):
 /// $XDG_CONFIG_HOME/megaview/imgui.ini when XDG_CONFIG_HOME is an absolute path, else
 /// $HOME/.config/megaview/imgui.ini. The folder is created when missing. Empty (no settings file) when
-/// neither variable gives a path or the folder cannot be created.
-std::string imgui_ini_path();
+/// neither variable gives a path or the folder cannot be created; `why` (if given) then receives the reason,
+/// naming the variable and the folder.
+std::string imgui_ini_path(std::string* why = nullptr);
 
 /// Owns the ImGui context and both back ends for one window. Construct after the window and its GL
 /// context, destroy before them.

@@ -1,6 +1,7 @@
 #include "app/gui/smoke_script.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "app/gui/gui.h"
@@ -76,23 +77,49 @@ bool has_form(SmokeForm f, const std::string& value, const std::string& action, 
       } catch (const InputError&) {
         return false;
       }
-    case SmokeForm::Triple: {
-      why = action + " needs three colon-separated numbers";
-      int count = 0;
-      size_t start = 0;
-      while (start <= value.size()) {
-        const size_t end = std::min(value.find(':', start), value.size());
-        if (!number(value.substr(start, end - start), v)) return false;
-        ++count;
-        start = end + 1;
+    case SmokeForm::Triple:
+      try {
+        smoke_view(action, value, StrandViewParams{});
+        return true;
+      } catch (const InputError& e) {
+        why = e.what();
+        return false;
       }
-      return count == 3;
-    }
   }
   return false;
 }
 
 }  // namespace
+
+StrandViewParams smoke_view(const std::string& action, const std::string& value, StrandViewParams v) {
+  const bool is_orbit = action == "strand-orbit";
+  static const char* const orbit[3] = {"azimuth", "elevation", "distance"};
+  static const char* const pan[3] = {"centre x", "centre y", "half-height"};
+  double x[3] = {0.0, 0.0, 0.0};
+  size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t end = i < 2 ? value.find(':', start) : value.size();
+    if (end == std::string::npos || (i == 2 && value.find(':', start) != std::string::npos))
+      throw InputError("--smoke-at", action,
+                       std::string("needs three colon-separated numbers ") + (is_orbit ? "AZ:EL:DIST" : "CX:CY:HALF") +
+                           ", got \"" + value + "\"");
+    const std::string t = value.substr(start, end - start);
+    if (!number(t, x[i]) || !std::isfinite(x[i]))
+      throw InputError("--smoke-at", action,
+                       std::string((is_orbit ? orbit : pan)[i]) + " must be a finite number, got \"" + t + "\"");
+    start = end + 1;
+  }
+  if (is_orbit) {
+    v.azimuth_deg = static_cast<float>(x[0]);
+    v.elevation_deg = static_cast<float>(x[1]);
+    v.distance = static_cast<float>(x[2]);
+  } else {
+    v.center_x = x[0];
+    v.center_y = x[1];
+    v.half_height = x[2];
+  }
+  return v;
+}
 
 SmokeAction parse_smoke_action(const std::string& text) {
   const auto bad = [&](const std::string& why) {
@@ -122,7 +149,10 @@ SmokeAction parse_smoke_action(const std::string& text) {
     }
   if (!known) throw bad("unknown action \"" + rest + "\"");
   std::string why;
-  if (!has_form(form, a.value, a.action, why) || (form == SmokeForm::None && eq != std::string::npos)) throw bad(why);
+  if (!has_form(form, a.value, a.action, why) || (form == SmokeForm::None && eq != std::string::npos)) {
+    if (form == SmokeForm::Triple) throw InputError("--smoke-at", text, why.substr(std::string("--smoke-at: ").size()));
+    throw bad(why);
+  }
   return a;
 }
 

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "app/session/strand_view_params.h"
+
 namespace mv {
 
 /// One scripted step, run at the start of frame `frame`.
@@ -51,6 +53,12 @@ bool is_smoke_knob(const std::string& action);
 
 /// "FRAME:priority=P, FRAME:strategy=S, …": every form, for --help and the parse error.
 std::string smoke_forms_text();
+
+/// The view that `value` of strand-orbit (AZ:EL:DIST) or strand-pan (CX:CY:HALF) makes of `v`: three finite
+/// numbers, else InputError("--smoke-at", action, "<field> must be a finite number, got "<text>"") naming the
+/// first bad field. Their ranges are StrandViewParams::validate()'s, checked when the run starts (a view
+/// out of range goes to the error panel, as one from the panel would).
+StrandViewParams smoke_view(const std::string& action, const std::string& value, StrandViewParams v);
 
 /// Parses "FRAME:ACTION[=VALUE]". Throws InputError("--smoke-at", text, …) naming the allowed forms. Names
 /// of priorities, strategies and workloads and the knobs' values are checked when the step runs.

@@ -50,9 +50,9 @@ std::unique_ptr<Session> make_right_session(const Session& left, const std::stri
 Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOptions& options,
                std::unique_ptr<Session> right)
     : window_(window), options_(options), session_(std::move(session)), right_(std::move(right)),
-      imgui_(window.handle(), imgui_ini_path()), state_(*session_) {
+      imgui_(window.handle(), imgui_ini_path(&settings_why_)), state_(*session_) {
   if (const auto size = imgui_.saved_window_size()) window_.resize_within_screen(size->first, size->second);
-  spdlog::info("settings: {}", imgui_.ini_path().empty() ? std::string("none (no HOME)") : imgui_.ini_path());
+  spdlog::info("settings: {}", imgui_.ini_path().empty() ? "none (" + settings_why_ + ")" : imgui_.ini_path());
   if (!gpu_available() && !gpu_info().cuda_error.empty())
     spdlog::info("gpu: {} (CUDA: {})", gpu_info().reason, gpu_info().cuda_error);
   window_.set_swap_interval(options_.frames > 0 ? 0 : 1);
@@ -282,20 +282,7 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       if (std::string(action) == "strand-view-reset") {
         ss.view = StrandViewParams{};
       } else {
-        double x[3] = {0.0, 0.0, 0.0};
-        std::string text = value;
-        std::replace(text.begin(), text.end(), ':', ' ');
-        std::istringstream in(text);
-        in >> x[0] >> x[1] >> x[2];
-        if (std::string(action) == "strand-orbit") {
-          ss.view.azimuth_deg = static_cast<float>(x[0]);
-          ss.view.elevation_deg = static_cast<float>(x[1]);
-          ss.view.distance = static_cast<float>(x[2]);
-        } else {
-          ss.view.center_x = x[0];
-          ss.view.center_y = x[1];
-          ss.view.half_height = x[2];
-        }
+        ss.view = smoke_view(action, value, ss.view);  // checked when --smoke-at was parsed
       }
       ss.run_requested = true;
       return false;

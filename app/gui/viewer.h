@@ -97,6 +97,7 @@ class Viewer {
   const GuiOptions& options_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<Session> right_;   // the split view's right session; null in the single view
+  std::string settings_why_;  // why there is no settings file (imgui_ini_path); before imgui_, which sets it
   ImGuiLayer imgui_;
   Display display_;
   GuiState state_;

@@ -45,6 +45,7 @@ std::string file_safe(const std::string& s) {
   std::string out = s.empty() ? "scene" : s;
   for (char& c : out)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  if (out[0] == '.') out[0] = '_';  // a capture is never a hidden file
   return out;
 }
 

@@ -59,7 +59,9 @@ void write_new_file(const std::string& path, const std::function<void(const std:
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmp;
   for (;;) {
-    tmp = (dir / ("." + target.filename().string() + "." + std::to_string(::getpid()) + "." +
+    // The temporary name keeps at most 100 characters of the file's name, so that it fits wherever the
+    // name itself does.
+    tmp = (dir / ("." + target.filename().string().substr(0, 100) + "." + std::to_string(::getpid()) + "." +
                   std::to_string(counter++) + ".tmp"))
               .string();
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -18,9 +18,9 @@ namespace mv {
 
 struct StrandViewParams {
   // Volume workloads (vr-lite-cam, illust-vr): orbit_camera around the volume's centre, fov kCh2Fov.
-  float azimuth_deg = kCh2Azimuth;      ///< degrees, any finite value (0: eye on +y, 90: on +x)
+  float azimuth_deg = kCh2Azimuth;      ///< degrees, [−360, 360] (0: eye on +y, 90: on +x)
   float elevation_deg = kCh2Elevation;  ///< degrees above the x-y plane, [−89, 89]
-  float distance = kCh2Distance;        ///< eye to volume centre, world units (mm), (0, 1e6]
+  float distance = kCh2Distance;        ///< eye to volume centre, world units (mm), [0.001, 1e6]
   // Mandelbrot: the complex-plane region, square pixels (the real half-width is half_height·width/height).
   double center_x = -0.5, center_y = 0.0;  ///< centre of the image, complex plane, finite, |·| ≤ 1e3
   double half_height = 1.6;                ///< half the imaginary extent, (0, 1e3]
@@ -38,9 +38,10 @@ struct StrandViewParams {
       s << v << " is out of range " << range;
       throw InputError("view", field, s.str());
     };
-    if (!std::isfinite(azimuth_deg)) fail("azimuth_deg", azimuth_deg, "(a finite angle in degrees)");
+    if (!(azimuth_deg >= -360.f && azimuth_deg <= 360.f)) fail("azimuth_deg", azimuth_deg, "[-360, 360] degrees");
     if (!(elevation_deg >= -89.f && elevation_deg <= 89.f)) fail("elevation_deg", elevation_deg, "[-89, 89] degrees");
-    if (!(distance > 0.f && distance <= 1e6f)) fail("distance", distance, "(0, 1e6] world units");
+    if (!(distance >= kMinStrandDistance && distance <= kMaxStrandDistance))
+      fail("distance", distance, "[0.001, 1e6] world units");
     if (!(std::fabs(center_x) <= 1e3)) fail("center_x", center_x, "[-1000, 1000]");
     if (!(std::fabs(center_y) <= 1e3)) fail("center_y", center_y, "[-1000, 1000]");
     if (!(half_height > 0.0 && half_height <= 1e3)) fail("half_height", half_height, "(0, 1000]");
@@ -98,7 +99,7 @@ inline StrandViewParams strand_view_zoom(StrandViewKind kind, StrandViewParams v
   if (kind == StrandViewKind::Fixed) return v;
   const double f = std::pow(0.9, static_cast<double>(steps));
   if (kind == StrandViewKind::Orbit) {
-    v.distance = static_cast<float>(std::fmin(1e6, std::fmax(1e-3, v.distance * f)));
+    v.distance = std::fmin(kMaxStrandDistance, std::fmax(kMinStrandDistance, static_cast<float>(v.distance * f)));
     return v;
   }
   const double hh = std::fmin(1e3, std::fmax(1e-12, v.half_height * f));

@@ -260,6 +260,12 @@ class SceneReader {
         q.corner = vec3(require(o, "corner", p), key_path(p, "corner"));
         q.edge_u = vec3(require(o, "edge_u", p), key_path(p, "edge_u"));
         q.edge_v = vec3(require(o, "edge_v", p), key_path(p, "edge_v"));
+        // Coordinates beyond ±1e6 overflow the float products below (and the tracer's epsilons).
+        for (const auto& [field, v] : {std::make_pair("corner", q.corner), std::make_pair("edge_u", q.edge_u),
+                                       std::make_pair("edge_v", q.edge_v)})
+          if (!(std::fabs(v.x) <= 1e6 && std::fabs(v.y) <= 1e6 && std::fabs(v.z) <= 1e6))
+            fail(key_path(p, field), "every coordinate must be in [-1e6, 1e6] scene units, got [" + fmt(v.x) + ", " +
+                                         fmt(v.y) + ", " + fmt(v.z) + "]");
         // |u x v| = |u| |v| sin(angle): degenerate when an edge is zero or the edges are (nearly) parallel.
         const double lu = length(q.edge_u), lv = length(q.edge_v), area = length(cross(q.edge_u, q.edge_v));
         if (!(lu > 0.0)) fail(key_path(p, "edge_u"), "must not be the zero vector");

@@ -292,6 +292,9 @@ PinholeCamera orbit_camera(const VolumeView& v, float azimuth_deg, float elevati
 
 /// Azimuth, elevation, distance and fov of ch2_camera() (the orbit_camera arguments it equals).
 inline constexpr float kCh2Azimuth = 35.f, kCh2Elevation = 10.f, kCh2Distance = 400.f, kCh2Fov = 30.f;
+/// The eye's distance from the volume's centre, world units: away from the centre (where the view has no
+/// direction) and finite.
+inline constexpr float kMinStrandDistance = 1e-3f, kMaxStrandDistance = 1e6f;
 
 /// The default view of the Colin27 MRI (ch2: 181 × 217 × 181 at 1 mm, MNI placement, grid centre at world
 /// (0, −17, 19) mm): orbit_camera(ch2, kCh2Azimuth, kCh2Elevation, kCh2Distance, kCh2Fov), i.e. the head

@@ -174,6 +174,15 @@ std::vector<float> initial_priorities(uint32_t n, InitialOrder order, uint64_t s
   return prio;
 }
 
+double estimated_controller_passes(const QueueModelParams& p) {
+  if (!p.controller || p.workers == 0) return 0.0;
+  double longest = p.task_us;
+  if (!p.task_us_each.empty()) longest = *std::max_element(p.task_us_each.begin(), p.task_us_each.end());
+  const double shortest_sort = *std::min_element(p.sort_us.begin(), p.sort_us.end());
+  const double rounds = std::ceil(static_cast<double>(p.n) / static_cast<double>(p.workers));
+  return rounds * longest / shortest_sort;
+}
+
 QueueModelResult run_queue_model(const QueueModelParams& p) {
   validate(p);
   Model model(p);
@@ -186,7 +195,9 @@ QueueModelResult run_queue_model(const QueueModelParams& p) {
   for (uint32_t w = 0; w < p.workers; ++w) free.push({0, w});
   std::vector<Ns> exec(p.workers, 0), wait(p.workers, 0), done(p.workers, 0);
   Ns wait_total = 0, last_dequeue = 0;
+  uint64_t events = 0;
   while (model.head() < p.n) {
+    if (p.progress && (++events & 0xffff) == 0) p.progress(model.head());
     const Ns tc = model.next_decision();
     if (tc != kNever && tc < free.top().first) {  // at equal times, workers first
       model.decide(tc);

@@ -39,6 +39,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sched/megakernel/bitonic.h"  // SortMethod: the three pair-sorting methods of §4.3
@@ -65,7 +66,13 @@ struct QueueModelParams {
   bool controller = true;          ///< false: no sorting, the queue runs FIFO
   InitialOrder order = InitialOrder::Ascending;
   uint64_t seed = 1;  ///< permutation for InitialOrder::Random
+  /// Called now and then (about every 65536 events) with the entries dequeued so far; empty: never.
+  std::function<void(uint32_t dequeued)> progress;
 };
+
+/// An upper estimate of the controller passes a run simulates: one per shortest sort time over the
+/// makespan of ceil(n / W) rounds of the longest task (0 without a controller). The run's time grows with it.
+double estimated_controller_passes(const QueueModelParams& p);
 
 /// One worker's time line: from 0 until it finds the queue empty it executes or waits, never idles.
 struct WorkerTimeline {
