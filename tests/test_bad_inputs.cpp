@@ -411,7 +411,7 @@ TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
       {kBench + " --strategies sequential,abc", {"--strategies: must be one of", "got \"abc\""}},
       {"sched-model --out-prefix '{d}/m' --order abc", {"--order: must be one of ascending, random, descending, got \"abc\""}},
       {"sched-bench --out-prefix '{d}/b' --queue abc", {"--queue: must be one of kerbl, buckets, quanta, got \"abc\""}},
-      {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, got \"abc\""}},
+      {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, lic2d, got \"abc\""}},
       {"sched-model --out-prefix '{d}/m' --sort-us 1.5", {"--sort-us: needs 3 values, comma separated, got 1"}, mismatch},
       {"sched-model --out-prefix '{d}/m' --n ,", {"--n: needs a value"}, mismatch},
       {kRender + " --seed 1 --seed 2", {"--seed: given 2 times; give it once"}, mismatch},
