@@ -95,6 +95,9 @@ struct StrandRunSettings {
   uint32_t task_quantum = 16;
   /// Task strategies: how a group's priority is estimated after each execution.
   StrandTaskPriority task_priority = StrandTaskPriority::MostRemaining;
+  /// Task strategies: the wrapped patch strategy's own knobs by name (base/params.h; e.g. the megakernel's
+  /// queue=kerbl), applied before the run; names it does not have are ignored.
+  ParamValues task_knobs;
   /// Record the order in which strands finish (StrandRun::finish_order), for the viewer's fill-in replay.
   /// Costs one atomic per finished strand (the timings' notes say so); off for the bench.
   bool record_finish_order = false;

@@ -211,6 +211,21 @@ TEST(Params, RunToCompletionFilmStrategiesRenderTheSameImageAsUniform) {
   }
 }
 
+TEST(Params, TheMegakernelOnStrandsTakesItsKnobsByName) {
+  MV_REQUIRE_GPU();
+  const StrandWorkloadEntry& w = find_strand_workload("checkerboard");
+  const StrandResult ref = w.run("sequential", 96, 64, StrandRunSettings{}, false);
+  for (const char* queue : {"kerbl", "quanta", "buckets"}) {
+    StrandRunSettings s;
+    s.task_knobs = {{"queue", queue}, {"work-unit", "7"}};  // a name the megakernel does not have is ignored
+    const StrandResult r = w.run("megakernel", 96, 64, s, false);
+    EXPECT_EQ(r.steps, ref.steps) << queue;
+  }
+  StrandRunSettings bad;
+  bad.task_knobs = {{"queue", "heap"}};
+  EXPECT_THROW(w.run("megakernel", 96, 64, bad, false), InputError);
+}
+
 TEST(Params, TheGlobalQueueRunsWithTheWorkUnitFromTheGenericKnob) {
   MV_REQUIRE_GPU();
   const StrandWorkloadEntry& w = find_strand_workload("checkerboard");

@@ -157,6 +157,7 @@ struct StrandBenchCommand {
   /// --permute-seed, --prefetch, --task-quantum, …), applied after --grid.
   ParamValues knobs;
   bool record_finish_order = false;     ///< StrandRunSettings::record_finish_order (what the viewer's replay costs)
+  ParamValues task_knobs;               ///< StrandRunSettings::task_knobs: the megakernel's settings as given
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]

@@ -394,6 +394,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
   }
   s.record_finish_order = c.record_finish_order;
   BoundParams<StrandRunSettings>(strand_params(), s).apply(c.knobs);
+  s.task_knobs = c.task_knobs;
   validate_strand_settings(s);
   if (c.sweep && (c.sweep_max_threads < 4096 || c.sweep_max_threads > (1u << 26)))
     throw InputError("", "--sweep-max-threads",

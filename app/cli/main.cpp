@@ -575,6 +575,8 @@ int run(int argc, char** argv) {
       strand_bench.csv = bench.csv;
       strand_bench.force_cpu = bench_c.session.force_cpu;
       strand_bench.knobs = bench_c.session.knobs;
+      MegakernelSettings m = bench_c.session.megakernel;  // --queue etc. reach the megakernel on strands too
+      strand_bench.task_knobs = BoundParams<MegakernelSettings>(megakernel_params(), m).values();
       run_strand_bench(strand_bench);
       return 0;
     }

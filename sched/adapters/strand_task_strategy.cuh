@@ -209,6 +209,7 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
     const Side side = info_.needs_gpu ? Side::Device : Side::Host;
     TW tw(w, side, s);
     TS<TW> strategy;
+    if (Params* p = strategy.params()) p->apply(s.task_knobs);  // InputError naming a bad knob value
     const ScheduleSettings schedule;
     const uint32_t groups = tw.num_tasks();
     StrandRun<SW> r;
