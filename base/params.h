@@ -126,14 +126,25 @@ inline std::string param_text(const ParamSpec& s, double v) {
   return b;
 }
 
+/// The one-line refusal of `text` for knob `s`: InputError(file, "--name", "must be <allowed>, got \"text\"<why>").
+inline InputError param_refusal(const ParamSpec& s, const std::string& text, const std::string& why = "",
+                                const std::string& file = "") {
+  return InputError(file, "--" + s.name, "must be " + param_allowed_text(s) + ", got \"" + text + "\"" + why);
+}
+
+/// The spec called `name` in `specs`, or null.
+inline const ParamSpec* find_param(const std::vector<ParamSpec>& specs, std::string_view name) {
+  for (const ParamSpec& s : specs)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
 /// Parses the text form of a value of `s` and checks it. Throws InputError(file, "--name", "must be <allowed>,
 /// got \"text\"") — one line naming the option, the allowed values and what was given. `file` names where
 /// the text came from ("" for the command line).
 inline double parse_param(const ParamSpec& s, std::string_view text, const std::string& file = "") {
   const std::string t(text);
-  auto refuse = [&](const char* why = "") -> double {
-    throw InputError(file, "--" + s.name, "must be " + param_allowed_text(s) + ", got \"" + t + "\"" + why);
-  };
+  auto refuse = [&](const char* why = "") -> double { throw param_refusal(s, t, why, file); };
   double v = 0.0;
   if (s.kind == ParamKind::Bool) {
     if (t == "true" || t == "on" || t == "1") v = 1.0;
@@ -238,9 +249,7 @@ class ParamTable {
   void check(const S& s) const {
     for (const Entry& e : entries_) {
       const double v = e.get(s);
-      if (!param_allows(e.spec, v))
-        throw InputError("", "--" + e.spec.name,
-                         "must be " + param_allowed_text(e.spec) + ", got \"" + param_text(e.spec, v) + "\"");
+      if (!param_allows(e.spec, v)) throw param_refusal(e.spec, param_text(e.spec, v));
     }
   }
 
@@ -258,8 +267,7 @@ class BoundParams : public Params {
   double get(size_t i) const override { return table_.entries()[i].get(settings_); }
   void set(size_t i, double v) override {
     const ParamSpec& s = table_.specs()[i];
-    if (!param_allows(s, v))
-      throw InputError("", "--" + s.name, "must be " + param_allowed_text(s) + ", got \"" + param_text(s, v) + "\"");
+    if (!param_allows(s, v)) throw param_refusal(s, param_text(s, v));
     table_.entries()[i].set(settings_, v);
   }
 

@@ -244,10 +244,6 @@ inline const ParamTable<StrandRunSettings>& strand_params() {
 }
 
 /// Whether `name` is a knob of strand_params().
-inline bool strand_params_have(std::string_view name) {
-  for (const ParamSpec& s : strand_params().specs())
-    if (s.name == name) return true;
-  return false;
-}
+inline bool strand_params_have(std::string_view name) { return find_param(strand_params().specs(), name) != nullptr; }
 
 }  // namespace mv

@@ -12,6 +12,7 @@
 #include "app/cli/figures.h"
 #include "app/session/output_file.h"
 #include "app/cli/progress.h"
+#include "app/session/params_report.h"
 #include "app/session/strand_view.h"
 #include "app/session/strand_workloads.h"
 #include "render/gpu.h"
@@ -25,10 +26,7 @@ namespace {
 /// from the table (a CSV cell: no commas).
 std::string knobs_text(const StrandStrategyInfo& info, StrandRunSettings s) {
   const BoundParams<StrandRunSettings> p(strand_params(), s);
-  std::string t;
-  for (size_t i = 0; i < p.specs().size(); ++i)
-    if (info.reads(p.specs()[i].name)) t += (t.empty() ? "" : ";") + p.specs()[i].name + "=" + p.text(i);
-  return t;
+  return params_text(&p, [&info](const ParamSpec& spec) { return info.reads(spec.name); });
 }
 
 struct Size {

@@ -92,8 +92,7 @@ void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
   std::vector<ParamSpec> specs = patch_strategy_knobs();
   if (strands)
     for (const ParamSpec& s : strand_params().specs())
-      if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& t) { return t.name == s.name; }))
-        specs.push_back(s);
+      if (!find_param(specs, s.name)) specs.push_back(s);
   add_param_options(app, specs, "strategy knob",
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
@@ -315,9 +314,8 @@ void check_bench_mode(const CLI::App& cmd) {
   std::vector<std::string> strand_only = {"--strategy",          "--grid",       "--size",
                                           "--sweep",             "--sweep-max-threads", "--out-prefix",
                                           "--record-finish-order"};
-  const std::vector<ParamSpec>& film = patch_strategy_knobs();
   for (const ParamSpec& spec : strand_params().specs()) {
-    if (std::any_of(film.begin(), film.end(), [&](const ParamSpec& f) { return f.name == spec.name; })) continue;
+    if (find_param(patch_strategy_knobs(), spec.name)) continue;
     strand_only.push_back("--" + spec.name);
     if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
   }

@@ -36,9 +36,8 @@ const std::vector<SmokeRule>& smoke_rules() {
 }
 
 bool is_smoke_knob(const std::string& action) {
-  const std::vector<ParamSpec>& film = patch_strategy_knobs();
   return is_megakernel_setting_name(action) || strand_params_have(action) ||
-         std::any_of(film.begin(), film.end(), [&](const ParamSpec& s) { return s.name == action; });
+         find_param(patch_strategy_knobs(), action) != nullptr;
 }
 
 std::string smoke_forms_text() {

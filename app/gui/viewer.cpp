@@ -393,8 +393,7 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       {"strand-view-reset", view("strand-view-reset")},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
-  const std::vector<ParamSpec>& film = patch_strategy_knobs();
-  const bool film_knob = std::any_of(film.begin(), film.end(), [&](const ParamSpec& s) { return s.name == a.action; });
+  const bool film_knob = find_param(patch_strategy_knobs(), a.action) != nullptr;
   if (film_knob && !(state_.strands.active() && strand_params_have(a.action))) {  // the Scheduling panel's knobs
     const std::string name = a.action, value = a.value;
     state_.queue_on(Target::Both, "Set " + name + " " + value,

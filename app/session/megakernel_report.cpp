@@ -72,8 +72,7 @@ nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
 }
 
 bool is_megakernel_setting_name(const std::string& name) {
-  MegakernelSettings m;
-  return BoundParams<MegakernelSettings>(megakernel_params(), m).has(name);
+  return find_param(megakernel_params().specs(), name) != nullptr;
 }
 
 void set_megakernel_setting(MegakernelSettings& m, const std::string& name, const std::string& value) {

@@ -38,12 +38,18 @@ inline nlohmann::json params_json(const Params& p) {
   return j;
 }
 
-/// "name=value;name=value": every knob of `p` in table order (a CSV cell: no commas), "" for none.
-inline std::string params_text(const Params* p) {
+/// "name=value;name=value": the knobs of `p` that `shown(spec)` accepts (all by default), in table order (a
+/// CSV cell: no commas); "" for none.
+template <class Shown>
+std::string params_text(const Params* p, Shown shown) {
   std::string t;
   if (!p) return t;
-  for (size_t i = 0; i < p->specs().size(); ++i) t += (i ? ";" : "") + p->specs()[i].name + "=" + p->text(i);
+  for (size_t i = 0; i < p->specs().size(); ++i)
+    if (shown(p->specs()[i])) t += (t.empty() ? "" : ";") + p->specs()[i].name + "=" + p->text(i);
   return t;
+}
+inline std::string params_text(const Params* p) {
+  return params_text(p, [](const ParamSpec&) { return true; });
 }
 
 }  // namespace mv

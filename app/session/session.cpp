@@ -147,9 +147,8 @@ void Session::apply_megakernel_settings() {
 }
 
 void Session::set_knob(const std::string& name, const std::string& text) {
-  const std::vector<ParamSpec>& specs = patch_strategy_knobs();
-  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
-  if (spec == specs.end()) throw InputError("", "--" + name, "is not a knob of the path tracer's strategies");
+  const ParamSpec* spec = find_param(patch_strategy_knobs(), name);
+  if (!spec) throw InputError("", "--" + name, "is not a knob of the path tracer's strategies");
   parse_param(*spec, text);  // InputError naming the knob and its range
   options_.knobs[name] = text;
   apply_megakernel_settings();

@@ -68,6 +68,19 @@ MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side /*th
 }
 
 namespace {
+/// A tolerance for results that may differ (StrandTolerance's fields, in their order).
+StrandTolerance inexact(uint32_t max_step_diff, double min_same_steps, float pixel_tol, double min_close_pixels,
+                        float max_pixel_diff) {
+  StrandTolerance t;
+  t.exact = false;
+  t.max_step_diff = max_step_diff;
+  t.min_same_steps = min_same_steps;
+  t.pixel_tol = pixel_tol;
+  t.min_close_pixels = min_close_pixels;
+  t.max_pixel_diff = max_pixel_diff;
+  return t;
+}
+
 /// The volume renderers' agreement (measured by tests/test_volume_strands_gpu.cu on the GPU against the
 /// CPU: steps within 2 for ≥ 99.5 % identical strands, colours within 2e-3 for ≥ 99.5 % of pixels and
 /// 0.1 everywhere): FMA contraction differs between nvcc and the host compiler (and between the CPU
@@ -90,47 +103,20 @@ StrandTolerance volume_tolerance() {
 /// 99.940 % at 400 × 300; the bound leaves 20× that share for the GPU's further differences (its math
 /// functions). max_pixel_diff = 1 says that one divergent path may move its pixel anywhere in the displayed
 /// range. docs/strands.md, "The path tracer as a strand program".
-StrandTolerance path_tracer_tolerance() {
-  StrandTolerance t;
-  t.exact = false;
-  t.max_step_diff = 0;
-  t.min_same_steps = 1.0;
-  t.pixel_tol = 2e-3f;
-  t.min_close_pixels = 0.99;
-  t.max_pixel_diff = 1.f;
-  return t;
-}
+StrandTolerance path_tracer_tolerance() { return inexact(0, 1.0, 2e-3f, 0.99, 1.f); }
 
 /// lic2d's agreement: the CPU strategies equal sequential bit for bit (render/strands/lic2d.h, kCpuFma), so
 /// these bounds are for the GPU, whose sinf/cosf and FMA contraction move a position in its last bits. That
 /// changes a step count only where a strand ends within rounding of the domain's edge (up to steps − 1 = 9
 /// updates apart), and a LIC value by rounding unless a streak ends at a different edge sample.
-StrandTolerance lic2d_tolerance() {
-  StrandTolerance t;
-  t.exact = false;
-  t.max_step_diff = 9;
-  t.min_same_steps = 0.999;
-  t.pixel_tol = 2e-3f;
-  t.min_close_pixels = 0.995;
-  t.max_pixel_diff = 0.5f;
-  return t;
-}
+StrandTolerance lic2d_tolerance() { return inexact(9, 0.999, 2e-3f, 0.995, 0.5f); }
 
 /// ridge3d's agreement: the CPU strategies equal sequential bit for bit (render/strands/ridge3d.h, kCpuFma). On
 /// the GPU, FMA contraction moves a probe in its last bits; a particle that converges does so to the same
 /// step, but one that wanders on a weak ridge until max_steps may end up elsewhere (any step count up to
 /// max_steps − 1 = 15 apart). Measured stand-in on the CPU (the FMA clones against the plain code, ch2
 /// 20³ seeds): 98.95 % identical step counts; the bounds allow 2 % of the particles to differ.
-StrandTolerance ridge3d_tolerance() {
-  StrandTolerance t;
-  t.exact = false;
-  t.max_step_diff = 15;
-  t.min_same_steps = 0.98;
-  t.pixel_tol = 2e-3f;
-  t.min_close_pixels = 0.98;
-  t.max_pixel_diff = 1.f;
-  return t;
-}
+StrandTolerance ridge3d_tolerance() { return inexact(15, 0.98, 2e-3f, 0.98, 1.f); }
 
 /// The strand strategies instantiated for workload type W (built once).
 template <class W>

@@ -33,10 +33,7 @@ const std::vector<ParamSpec>& patch_strategy_knobs() {
   static const std::vector<ParamSpec> knobs = [] {
     std::vector<ParamSpec> v;
     const auto known = [&v](const std::string& name) {
-      for (const ParamSpec& s : v)
-        if (s.name == name) return true;
-      MegakernelSettings m;
-      return BoundParams<MegakernelSettings>(megakernel_params(), m).has(name);
+      return find_param(v, name) || find_param(megakernel_params().specs(), name);
     };
     for (const auto& entry : patch_strategies().entries()) {
       auto s = entry.make();  // constructing a strategy touches no CUDA

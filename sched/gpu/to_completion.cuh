@@ -82,11 +82,15 @@ class ToCompletionStrategy final : public Strategy<W> {
     MV_CUDA_CHECK(cudaMemsetAsync(shared_.data(), 0, sizeof(ToCompletionShared)));
     const uint32_t block = s.block_size;
     auto kernel = to_completion_kernel<typename W::View, Queue>;
-    int per_sm = 0, device = 0, sms = 0;
-    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), 0));
-    MV_CUDA_CHECK(cudaGetDevice(&device));
-    MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const uint32_t blocks = static_cast<uint32_t>(std::max(1, per_sm * sms));  // one full wave
+    if (block != wave_block_size_) {  // one full wave of resident blocks, recomputed when the block size changes
+      int per_sm = 0, device = 0, sms = 0;
+      MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), 0));
+      MV_CUDA_CHECK(cudaGetDevice(&device));
+      MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      wave_blocks_ = static_cast<uint32_t>(std::max(1, per_sm * sms));
+      wave_block_size_ = block;
+    }
+    const uint32_t blocks = wave_blocks_;
     const uint64_t budget = std::max<uint64_t>(budget_work, w.work_per_task());
     return run_gpu_step(w, [&](const typename W::View& v) {
       kernel<<<blocks, block>>>(v, n, settings_.work_unit, w.work_per_task(), budget, shared_.data());
@@ -113,6 +117,7 @@ class ToCompletionStrategy final : public Strategy<W> {
   ToCompletionSettings settings_;
   BoundParams<ToCompletionSettings> params_{table(), settings_};
   DeviceBuffer<ToCompletionShared> shared_;
+  uint32_t wave_block_size_ = 0, wave_blocks_ = 0;  ///< the block size the wave was computed for, and its blocks
 };
 
 }  // namespace mv
