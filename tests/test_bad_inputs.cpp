@@ -359,7 +359,7 @@ TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
       {"sched-bench --out-prefix '{d}/b' --order-log ''", {"--order-log: needs a CSV file name"}},
       {kViewer + " --window-shot ''", {"--window-shot: needs a PNG file name, got \"\""}},
       {kViewer + " --reference ''", {"--reference: needs an EXR file"}},
-      {kViewer + " --workload ''", {"--workload: needs a strand workload"}},
+      {kViewer + " --workload ''", {"--workload: needs a workload ("}},
       {kViewer + " --strand-strategy ''", {"--strand-strategy: needs a strand strategy"}},
       {kViewer + " --capture-dir ''", {"--capture-dir: needs a folder, got \"\""}},
       {strands_bare + " --size ''", {"--size: needs WxH, got \"\""}},

@@ -18,6 +18,7 @@
 #include "app/cli/cli_strands.h"
 #include "app/cli/cli_validate.h"
 #include "app/session/megakernel_report.h"
+#include "app/session/lattice_run.h"
 #include "app/session/strand_workloads.h"
 #include "app/gui/gui.h"
 #include "base/errors.h"
@@ -183,9 +184,12 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
          "scripted smoke-test steps, comma separated: " + smoke_forms_text())
       ->delimiter(',');
   // Strand mode: --workload opens the viewer on a strand workload instead of the path tracer.
+  const std::string lattice = lattice_workload_names();
+  const std::string all_workloads = strand_workload_names() + (lattice.empty() ? "" : ", " + lattice);
   app.add_option("--workload", gui.strand_workload,
-                 "start in strand mode on this strand workload (" + strand_workload_names() + ")")
-      ->check(cli::non_empty("a strand workload (" + strand_workload_names() + ")"));
+                 "start on this strand workload (run by a strand strategy) or lattice workload (runs live): " +
+                     all_workloads)
+      ->check(cli::non_empty("a workload (" + all_workloads + ")"));
   app.add_option("--strand-strategy", gui.strand_strategy,
                  "strand mode: strand strategy (default: cuda with a GPU, else cpu-parallel)")
       ->check(cli::non_empty("a strand strategy"));

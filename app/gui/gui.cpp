@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/session/megakernel_report.h"
+#include "app/session/lattice_run.h"
 #include "app/session/strand_workloads.h"
 #include "render/gpu.h"
 #include "app/gui/viewer.h"
@@ -38,7 +39,23 @@ void check_strand_options(const GuiOptions& o) {
     if (o.strand_width > 0) throw InputError("", "--strand-size", "belongs to strand mode: give --workload too");
     return;
   }
-  const StrandWorkloadEntry& w = find_strand_workload(o.strand_workload);  // InputError naming --workload
+  if (find_lattice_workload(o.strand_workload)) {  // a lattice workload: its knobs are options of their own
+    for (const auto& [given, option] : {std::pair{!o.strand_strategy.empty(), "--strand-strategy"},
+                                        std::pair{!o.strand_grid.automatic, "--grid"},
+                                        std::pair{o.strand_width > 0, "--strand-size"}})
+      if (given)
+        throw InputError("", option, "belongs to the strand workloads, not to the lattice workload " + o.strand_workload);
+    return;
+  }
+  bool strand = false;
+  for (const StrandWorkloadEntry& e : strand_workloads()) strand |= e.name == o.strand_workload;
+  if (!strand) {
+    const std::string lattice = lattice_workload_names();
+    throw InputError("", "--workload",
+                     "unknown workload \"" + o.strand_workload + "\" (allowed: " + strand_workload_names() +
+                         (lattice.empty() ? "" : ", " + lattice) + ")");
+  }
+  const StrandWorkloadEntry& w = find_strand_workload(o.strand_workload);
   if (!o.strand_strategy.empty()) {
     const StrandStrategyInfo* info = nullptr;
     for (const StrandStrategyInfo& i : w.strategies)

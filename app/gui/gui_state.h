@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/session/lattice_run.h"
 #include "app/session/megakernel_report.h"
 #include "app/session/session.h"
 #include "app/session/strand_view_params.h"
@@ -151,6 +152,43 @@ struct StrandState {
   bool active() const { return !workload.empty(); }
 };
 
+/// A change to the lattice run requested by the Lattice section: applied by the frame loop between frames,
+/// which shows its exception in the error window (the run stays as it was).
+struct LatticeCommand {
+  std::string action;                    ///< what the user did ("Set block-width")
+  std::function<void(LatticeRun&)> run;  ///< the LatticeRun call(s)
+};
+
+/// The change "knob `name` = `text`" of a lattice run, as the Lattice section's widgets and the smoke script
+/// make it: the value is checked and set; a model parameter (LatticeRun::restarts) restarts the run, a
+/// grid configuration keeps its state.
+inline std::function<void(LatticeRun&)> lattice_knob_change(std::string name, std::string text) {
+  return [name = std::move(name), text = std::move(text)](LatticeRun& r) {
+    r.params().apply({{name, text}});
+    if (r.restarts(name)) r.restart();
+  };
+}
+
+/// The lattice mode's UI state (app/session/lattice_run.h). The run itself is the Viewer's: the frame loop
+/// sets `run` each frame (null outside lattice mode); the panels only read it (its const members and
+/// params().get/text/specs) and queue their changes in `commands`.
+struct LatticeState {
+  std::string workload;                 ///< the active lattice workload; empty: not in lattice mode
+  LatticeRun* run = nullptr;            ///< the run on screen, for reading only
+  std::vector<LatticeCommand> commands;
+  size_t view = 0;                      ///< index into run->views()
+  bool paused = false;                  ///< stop advancing (the image stays)
+  float budget_ms = 12.f;               ///< device time per frame given to advance(), [1, 100] ms
+  uint64_t last_steps = 0;              ///< super-steps the last frame ran
+  Ema steps_per_second{0.2};            ///< super-steps per second of wall clock, over frames that advanced
+  nlohmann::json report;                ///< the run's report(), refreshed a few times a second
+  bool active() const { return !workload.empty(); }
+  /// Queues `change` under the name `action` for the frame loop.
+  void queue(std::string action, std::function<void(LatticeRun&)> change) {
+    commands.push_back({std::move(action), std::move(change)});
+  }
+};
+
 struct GuiState {
   explicit GuiState(const Session& session);
 
@@ -172,6 +210,9 @@ struct GuiState {
   MegakernelRateTracker megakernel_rates;  ///< the left (or only) session's, fed after each of its megakernel steps
   SplitState split;
   StrandState strands;
+  LatticeState lattice;
+  /// The progressive path tracer's film is on screen (not a strand or lattice workload).
+  bool film_mode() const { return !strands.active() && !lattice.active(); }
 
   std::string error;             ///< shown in the Error window until dismissed; empty: none
   int error_count = 0;           ///< errors since the window was last dismissed

@@ -36,6 +36,10 @@ void workload_picker(GuiState& state);
 /// prefetch, size, Run and auto-run, the latest run's timing beside the previous one, step statistics,
 /// the image / step heat-map toggle and the last run per strategy.
 void strands_section(GuiState& state);
+/// Lattice mode: the run's kernel, its knobs (generated from its Params; a model parameter restarts the
+/// chain, a grid configuration keeps it), the view, pause / restart, the frame's budget and the run's report
+/// (rates, and a histogram where the report has one).
+void lattice_section(GuiState& state);
 
 // panels_progress.cpp
 void progress_section(const Session& session, const GuiState& state, const DisplayStats& display);

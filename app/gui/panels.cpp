@@ -31,7 +31,7 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
   // sets its width (kept in the settings file with ImGui's other window settings) and scrolls its contents.
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
   const float height =
-      std::max(screen.y - status_bar_height(right && !st.strands.active() ? 2 : 1), ImGui::GetFrameHeight());
+      std::max(screen.y - status_bar_height(right && st.film_mode() ? 2 : 1), ImGui::GetFrameHeight());
   const float min_width = std::min(ImGui::GetFontSize() * 20.f, screen.x);
   const float max_width = std::max(min_width, 0.6f * screen.x);
   ImGui::SetNextWindowPos(ImVec2(0.f, 0.f), ImGuiCond_Always);
@@ -44,6 +44,8 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
     workload_picker(st);
     if (st.strands.active()) {
       strands_section(st);
+    } else if (st.lattice.active()) {
+      lattice_section(st);
     } else {
       scene_section(s, st);
       scheduling_section(s, right, st);
@@ -64,7 +66,7 @@ float draw_control_window(const Session& s, const Session* right, GuiState& st, 
 float draw_status_bar(const Session& s, const Session* right, const GuiState& st, const DisplayStats& d) {
   // A fixed window along the bottom border: one line, two in split view (the right side's on its own).
   const ImVec2 screen = ImGui::GetIO().DisplaySize;
-  const float height = status_bar_height(right && !st.strands.active() ? 2 : 1);
+  const float height = status_bar_height(right && st.film_mode() ? 2 : 1);
   ImGui::SetNextWindowPos(ImVec2(0.f, screen.y - height));
   ImGui::SetNextWindowSize(ImVec2(screen.x, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
@@ -82,6 +84,13 @@ float draw_status_bar(const Session& s, const Session* right, const GuiState& st
         std::snprintf(run, sizeof run, "%s %.3f ms", ss.last->strategy.c_str(), ss.last->ms);
       ImGui::Text("strands: %s  |  %s  |  %s  |  %s  |  %.0f fps", ss.workload.c_str(), ss.strategy.c_str(),
                   run, device.c_str(), st.fps());
+      ImGui::End();
+      return height;
+    }
+    if (const LatticeState& ls = st.lattice; ls.active()) {
+      ImGui::Text("lattice: %s  |  %s  |  %s%.0f steps/s  |  %s  |  %.0f fps", ls.workload.c_str(),
+                  ls.run ? ls.run->strategy().c_str() : "-", ls.paused ? "PAUSED  |  " : "",
+                  ls.steps_per_second.value(), device.c_str(), st.fps());
       ImGui::End();
       return height;
     }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "app/session/lattice_run.h"
 #include "app/session/strand_workloads.h"
 #include "app/gui/panel_sections.h"
 #include "app/gui/param_widgets.h"
@@ -199,11 +200,18 @@ void runs_tables(StrandState& ss) {
 
 void workload_picker(GuiState& st) {
   StrandState& ss = st.strands;
-  const char* current = ss.active() ? ss.workload.c_str() : kPathTracerMode;
+  const LatticeState& ls = st.lattice;
+  const char* current = ss.active() ? ss.workload.c_str() : ls.active() ? ls.workload.c_str() : kPathTracerMode;
   if (ImGui::BeginCombo("workload", current)) {
-    if (ImGui::Selectable(kPathTracerMode, !ss.active()) && ss.active()) ss.mode_request = kPathTracerMode;
+    if (ImGui::Selectable(kPathTracerMode, st.film_mode()) && !st.film_mode()) ss.mode_request = kPathTracerMode;
     for (const StrandWorkloadEntry& w : strand_workloads()) {
       const bool selected = w.name == ss.workload;
+      if (ImGui::Selectable(w.name.c_str(), selected) && !selected) ss.mode_request = w.name;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", w.description.c_str());
+    }
+    if (!lattice_workloads().empty()) ImGui::Separator();
+    for (const LatticeWorkloadEntry& w : lattice_workloads()) {
+      const bool selected = w.name == ls.workload;
       if (ImGui::Selectable(w.name.c_str(), selected) && !selected) ss.mode_request = w.name;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", w.description.c_str());
     }
@@ -211,7 +219,9 @@ void workload_picker(GuiState& st) {
   }
   help_marker("path tracer (progressive): the progressive renderer with its scheduling strategies. A strand "
               "workload (Lehmann 2023): one run of a strand program per setting, with its strand strategies; "
-              "path-tracer is the path tracer's patch tasks run that way, once, to a fixed spp.");
+              "path-tracer is the path tracer's patch tasks run that way, once, to a fixed spp. A lattice "
+              "workload (below the line): a chain or an iteration on a 2D lattice that runs live, its kernel's "
+              "grid configuration switching while it runs.");
   ImGui::Separator();
 }
 

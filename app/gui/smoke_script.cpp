@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "app/gui/gui.h"
+#include "app/session/lattice_run.h"
 #include "app/session/megakernel_report.h"
 #include "app/session/session.h"
 #include "base/errors.h"
@@ -31,20 +32,24 @@ const std::vector<SmokeRule>& smoke_rules() {
       {"strand-orbit", F::Triple, "AZ:EL:DIST", "a volume's orbit: azimuth and elevation in degrees, distance"},
       {"strand-pan", F::Triple, "CX:CY:HALF", "the mandelbrot's centre and half-height"},
       {"strand-view-reset", F::None, "", "the Strands section's Reset view"},
+      {"lattice-strategy", F::Text, "S", "the Lattice section's kernel (the chain or field goes on)"},
+      {"lattice-view", F::Text, "V", "the Lattice section's view (sample, mean, lambda; field)"},
+      {"lattice-pause", F::OnOff, "on|off", "the Lattice section's Pause checkbox"},
+      {"lattice-restart", F::None, "", "the Lattice section's Restart button"},
   };
   return rules;
 }
 
 bool is_smoke_knob(const std::string& action) {
   return is_megakernel_setting_name(action) || strand_params_have(action) ||
-         find_param(patch_strategy_knobs(), action) != nullptr;
+         find_param(patch_strategy_knobs(), action) != nullptr || lattice_knob_exists(action);
 }
 
 std::string smoke_forms_text() {
   std::string t;
   for (const SmokeRule& r : smoke_rules())
     t += (t.empty() ? "" : ", ") + ("FRAME:" + r.name + (r.value.empty() ? "" : "=" + r.value));
-  return t + ", FRAME:KNOB=VALUE (a megakernel or strand strategy setting, e.g. segment-size=64, task-quantum=8)";
+  return t + ", FRAME:KNOB=VALUE (a megakernel, strand strategy or lattice workload setting, e.g. segment-size=64, task-quantum=8)";
 }
 
 namespace {

@@ -80,7 +80,9 @@ Viewer::Viewer(Window& window, std::unique_ptr<Session> session, const GuiOption
   }
   ss.knobs.grid.work_unit = options_.strand_grid.work_unit;
   BoundParams<StrandRunSettings>(strand_params(), ss.knobs).apply(options_.strand_knobs);  // checked by the CLI
-  if (!options_.strand_workload.empty()) {
+  if (find_lattice_workload(options_.strand_workload)) {
+    enter_lattice_mode(options_.strand_workload);
+  } else if (!options_.strand_workload.empty()) {
     enter_strand_mode(options_.strand_workload, options_.strand_width, options_.strand_height);
   }
   start_ = last_frame_ = std::chrono::steady_clock::now();
@@ -114,6 +116,9 @@ int Viewer::run() {
       if (state_.strands.active())
         spdlog::info("smoke test: {} frames, strand mode {} {}, display {}", n, state_.strands.workload,
                      state_.strands.strategy, d.label);
+      else if (lattice_)
+        spdlog::info("smoke test: {} frames, lattice mode {}: {}, display {}", n, state_.lattice.workload,
+                     lattice_settings_text(*lattice_), d.label);
       else
       spdlog::info("smoke test: {} frames, {:.1f} spp, display {} ({} updates, mean {:.3f} ms CPU, {:.3f} ms GPU), "
                    "render budget {:.1f} ms, rest of the frame {:.1f} ms",
@@ -128,6 +133,10 @@ int Viewer::run() {
 }
 
 bool Viewer::idle() const {
+  if (state_.lattice.active())
+    return options_.frames == 0 && state_.commands.empty() && !state_.strands.mode_request &&
+           state_.lattice.paused && state_.lattice.commands.empty() && !lattice_dirty_ &&
+           lattice_view_shown_ == state_.lattice.view && !state_.capture_requested;
   if (state_.strands.active() || state_.strands.mode_request)
     return options_.frames == 0 && state_.commands.empty() && !state_.strands.mode_request &&
            !state_.strands.run_requested && !strand_busy() && !strand_dirty_ && !strand_replay_ &&
@@ -208,9 +217,9 @@ void Viewer::frame() {
   const float status_height = draw_status_bar(*session_, right_.get(), state_, display_.stats());
   draw_error_window(state_, panel_right);
   const PixelRect area = image_area(panel_right, status_height);
-  if (!state_.strands.active())
+  if (state_.film_mode())
     camera_input(area);
-  else
+  else if (state_.strands.active())
     strand_view_input(area);
   if (window_.take_key_press(GLFW_KEY_F12) && !ImGui::GetIO().WantTextInput) state_.capture_requested = true;
 
@@ -236,12 +245,14 @@ void Viewer::frame() {
                    l == r ? "the same on both sides: " + l : "differ: left " + l + ", right " + r);
     }
   }
+  apply_mode_request();
   strand_frame();
-  const bool strands = state_.strands.active();
-  if (strands) {
+  lattice_frame();
+  const bool film = state_.film_mode();
+  if (state_.strands.active()) {
     show_strand_image();
     if (state_.capture_requested) take_strand_capture();
-  } else {
+  } else if (film) {
     if (!state_.paused) render_step();
     update_mse();
     if (state_.capture_requested) take_capture();
@@ -251,7 +262,7 @@ void Viewer::frame() {
   int fb_width = 0, fb_height = 0;
   window_.framebuffer_size(fb_width, fb_height);
   display_.draw(fb_width, fb_height, area,
-                right_ && !strands ? split_column(state_.split.divider, static_cast<int>(session_->width())) : -1);
+                right_ && film ? split_column(state_.split.divider, static_cast<int>(session_->width())) : -1);
   imgui_.end_frame();
 }
 
@@ -388,11 +399,50 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
          v.state_.strands.heat_map = value == "heat";
          return false;
        }},
+      {"lattice-strategy",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "lattice-strategy", value);
+         v.state_.lattice.queue("Set strategy " + value, [value](LatticeRun& r) { r.set_strategy(value); });
+         return false;
+       }},
+      {"lattice-view",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "lattice-view", value);
+         if (!v.lattice_) return false;
+         const std::vector<std::string> views = v.lattice_->views();
+         const auto it = std::find(views.begin(), views.end(), value);
+         if (it == views.end()) {
+           std::string names;
+           for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
+           v.state_.report("Show " + value, InputError("", "lattice-view", "\"" + value + "\" is not a view of " +
+                                                                           v.state_.lattice.workload + " (" + names + ")"));
+         } else {
+           v.state_.lattice.view = static_cast<size_t>(it - views.begin());
+         }
+         return false;
+       }},
+      {"lattice-pause",
+       [log](Viewer& v, const std::string& value) {
+         log(v, "lattice-pause", value);
+         v.state_.lattice.paused = value == "on";
+         return false;
+       }},
+      {"lattice-restart",
+       [log](Viewer& v, const std::string&) {
+         log(v, "lattice-restart", "");
+         v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); });
+         return false;
+       }},
       {"strand-orbit", view("strand-orbit")},
       {"strand-pan", view("strand-pan")},
       {"strand-view-reset", view("strand-view-reset")},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
+  if (lattice_ && lattice_->params().has(a.action)) {  // a generated widget of the Lattice section
+    log(*this, a.action, a.value);
+    state_.lattice.queue("Set " + a.action + " " + a.value, lattice_knob_change(a.action, a.value));
+    return false;
+  }
   const bool film_knob = find_param(patch_strategy_knobs(), a.action) != nullptr;
   if (film_knob && !(state_.strands.active() && strand_params_have(a.action))) {  // the Scheduling panel's knobs
     const std::string name = a.action, value = a.value;
@@ -410,7 +460,13 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     }
     return false;
   }
-  // A megakernel knob (parse_smoke_action admits nothing else): both sides, as the panel's widgets.
+  if (!is_megakernel_setting_name(a.action)) {  // a lattice knob while no lattice workload runs
+    state_.report("Set " + a.action + " " + a.value,
+                  InputError("", a.action, "is a setting of a lattice workload (" + lattice_workload_names() +
+                                               "): switch to it first (workload=NAME)"));
+    return false;
+  }
+  // A megakernel knob: both sides, as the panel's widgets.
   const std::string name = a.action, value = a.value;
   state_.queue_megakernel("Set megakernel " + name + "=" + value,
                           [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });

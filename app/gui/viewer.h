@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "app/session/lattice_run.h"
 #include "app/session/session.h"
 #include "app/session/strand_view.h"
 #include "app/gui/display.h"
@@ -93,6 +94,19 @@ class Viewer {
   void take_strand_capture();
   bool strand_busy() const { return strand_runner_ && strand_runner_->busy(); }
 
+  // Lattice mode (app/gui/viewer_lattice.cpp): a lattice workload (app/session/lattice_run.h) advances
+  // live, one frame's budget of super-steps per frame; the path tracer's Session waits unchanged.
+  /// Applies the workload picker's request (path tracer, a strand or a lattice workload); errors go to the
+  /// error window and leave the mode as it was.
+  void apply_mode_request();
+  /// Starts `workload` (a lattice registry name) with the command line's knobs; leaves strand mode.
+  void enter_lattice_mode(const std::string& workload);
+  void leave_lattice_mode();
+  /// Applies the Lattice section's queued changes, advances the run by the frame's budget unless paused,
+  /// refreshes its report and uploads the shown view.
+  void lattice_frame();
+  void take_lattice_capture();
+
   Window& window_;
   const GuiOptions& options_;
   std::unique_ptr<Session> session_;
@@ -119,6 +133,12 @@ class Viewer {
   std::unique_ptr<StrandReplay> strand_replay_;  // the fill-in replay in progress (null: none)
   double strand_replay_start_ = 0.0;             // glfwGetTime() when it started
   uint64_t strand_running_id_ = 0;   // the request the panel's "running" line shows
+  std::unique_ptr<LatticeRun> lattice_;          // the lattice run on screen (null: not in lattice mode)
+  std::vector<uint32_t> lattice_pixels_;         // what was uploaded (captures write exactly this)
+  uint32_t lattice_width_ = 0, lattice_height_ = 0;
+  size_t lattice_view_shown_ = ~size_t{0};       // the view lattice_pixels_ holds
+  bool lattice_dirty_ = false;                   // the run changed since the last upload
+  double lattice_report_time_ = -1.0;            // glfwGetTime() of the last report() refresh
   bool mse_failed_ = false;          // stop sampling the MSE after an error, until the film is reset
   double last_render_ms_ = 0.0;      // wall clock of this frame's render_step (0: it did not render)
   std::chrono::steady_clock::time_point start_, last_frame_;

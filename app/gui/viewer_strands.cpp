@@ -71,14 +71,6 @@ void Viewer::leave_strand_mode() {
 
 void Viewer::strand_frame() {
   StrandState& ss = state_.strands;
-  if (ss.mode_request) {
-    const std::string m = *std::exchange(ss.mode_request, std::nullopt);
-    if (m == kPathTracerMode) {
-      if (ss.active()) leave_strand_mode();
-    } else if (m != ss.workload) {
-      enter_strand_mode(m);
-    }
-  }
   if (ss.size_request) {
     const std::pair<int, int> size = *std::exchange(ss.size_request, std::nullopt);
     if (ss.active()) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/params.h"
@@ -67,11 +68,27 @@ struct LatticeWorkloadEntry {
   /// Starts a run on the GPU (`gpu` true) or the CPU reference, with the knobs in `knobs` (others at their
   /// defaults). Throws InputError for a bad knob value, CudaError for a failed CUDA call.
   std::function<std::unique_ptr<LatticeRun>(const ParamValues& knobs, bool gpu)> make;
+  /// The knobs' specs, without starting a run: what `--smoke-at FRAME:NAME=VALUE` and the CLI may name.
+  std::vector<ParamSpec> knobs;
 };
 
 /// Every lattice workload, in registration order (app/session/lattice_workloads.cpp).
 const std::vector<LatticeWorkloadEntry>& lattice_workloads();
 /// The entry called `name`, or nullptr.
 const LatticeWorkloadEntry* find_lattice_workload(const std::string& name);
+/// "gibbs, stencil": every lattice workload's name, in registration order (help texts).
+std::string lattice_workload_names();
+/// "strategy S, step N, name=value …" (every knob): the viewer's log line of a run's settings.
+std::string lattice_settings_text(LatticeRun& run);
+/// Whether some lattice workload has a knob called `name`.
+bool lattice_knob_exists(const std::string& name);
+
+/// A capture of what the viewer shows of `run`: `shown` (width × height RGBA8, view `view`) as
+/// "<dir>/<workload>-<strategy>-<view>-NNNN.png" and its sidecar .json = run.report() with "shown" (the view's
+/// name) and `extra` merged, claimed as every capture is (app/session/capture.h: nothing is overwritten).
+/// Returns the PNG's and the sidecar's paths. Throws InputError (size mismatch, unwritable folder).
+std::pair<std::string, std::string> capture_lattice(const LatticeRun& run, size_t view, const std::vector<uint32_t>& shown,
+                                                    uint32_t width, uint32_t height, const std::string& dir,
+                                                    const nlohmann::json& extra);
 
 }  // namespace mv

@@ -1,5 +1,8 @@
-// The lattice workloads' registry: one line per workload.
+// The lattice workloads' registry (one line per workload) and the capture of a lattice run.
 #include "app/session/lattice_run.h"
+
+#include "app/session/capture.h"
+#include "base/errors.h"
 
 namespace mv {
 
@@ -15,6 +18,37 @@ const LatticeWorkloadEntry* find_lattice_workload(const std::string& name) {
   for (const LatticeWorkloadEntry& e : lattice_workloads())
     if (e.name == name) return &e;
   return nullptr;
+}
+
+std::string lattice_workload_names() {
+  std::string names;
+  for (const LatticeWorkloadEntry& e : lattice_workloads()) names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
+bool lattice_knob_exists(const std::string& name) {
+  for (const LatticeWorkloadEntry& e : lattice_workloads())
+    if (find_param(e.knobs, name)) return true;
+  return false;
+}
+
+std::string lattice_settings_text(LatticeRun& run) {
+  std::string t = "strategy " + run.strategy() + ", step " + std::to_string(run.steps());
+  for (const auto& [name, value] : run.params().values()) t += ", " + name + "=" + value;
+  return t;
+}
+
+std::pair<std::string, std::string> capture_lattice(const LatticeRun& run, size_t view, const std::vector<uint32_t>& shown,
+                                                    uint32_t width, uint32_t height, const std::string& dir,
+                                                    const nlohmann::json& extra) {
+  const std::vector<std::string> views = run.views();
+  if (view >= views.size()) throw InputError("", "capture", "no such view of " + run.workload());
+  if (width == 0 || height == 0 || shown.size() != static_cast<size_t>(width) * height)
+    throw InputError("", "capture", "no " + run.workload() + " image to capture yet");
+  const std::string base = run.workload() + "-" + run.strategy() + "-" + views[view] + "-";
+  const std::string stem = capture_png(dir, base, shown, static_cast<int>(width), static_cast<int>(height), run.report(),
+                                       {{"shown", views[view]}}, extra);
+  return {stem + ".png", stem + ".json"};
 }
 
 }  // namespace mv
