@@ -152,6 +152,14 @@ TEST(Megakernel, SettingsAreValidated) {
     s.quantum_max = bad;
     EXPECT_THROW(s.validate(), InputError) << bad;
   }
+  for (uint32_t bad : {0u, 65u}) {
+    s = MegakernelSettings{};
+    s.band_repeat = bad;
+    EXPECT_THROW(s.validate(), InputError) << bad;
+  }
+  s = MegakernelSettings{};
+  s.band_slack = 31;
+  EXPECT_THROW(s.validate(), InputError);
   s = MegakernelSettings{};
   s.age_period = 0;
   EXPECT_NO_THROW(s.validate());
@@ -186,6 +194,8 @@ struct MkCase {
   uint32_t buckets = 8;       ///< MegakernelSettings::buckets
   uint32_t age_period = 32;   ///< MegakernelSettings::age_period
   uint32_t quantum_max = 4;   ///< MegakernelSettings::quantum_max
+  uint32_t band_repeat = 1;   ///< MegakernelSettings::band_repeat
+  uint32_t band_slack = 0;    ///< MegakernelSettings::band_slack
 };
 
 class MegakernelExact : public MegakernelFixture<::testing::TestWithParam<MkCase>> {};
@@ -206,6 +216,8 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   mk.settings().buckets = c.buckets;
   mk.settings().age_period = c.age_period;
   mk.settings().quantum_max = c.quantum_max;
+  mk.settings().band_repeat = c.band_repeat;
+  mk.settings().band_slack = c.band_slack;
   mk.settings().record_order = true;
   ScheduleSettings s;
   s.block_size = c.block;
@@ -250,6 +262,12 @@ INSTANTIATE_TEST_SUITE_P(
                       MkCase{64, true, 3000, 64, 1, false, QueueDesign::Buckets, 3, 0},
                       MkCase{256, true, 1u << 20, 256, 1, false, QueueDesign::Buckets, 32, 2},
                       MkCase{32, true, 48, 32, 1, false, QueueDesign::Buckets, 5, 32},
+                      // a claim running several batches in a row: up to 3, 4 (every batch of a task) and 64
+                      MkCase{32, true, 1u << 20, 128, 1, false, QueueDesign::Buckets, 8, 32, 4, 4},
+                      MkCase{64, true, 3000, 64, 1, false, QueueDesign::Buckets, 32, 0, 4, 64},
+                      MkCase{32, true, 48 * 5, 32, 1, false, QueueDesign::Buckets, 5, 32, 4, 3},
+                      MkCase{64, true, 1u << 20, 128, 1, false, QueueDesign::Buckets, 32, 32, 4, 8, 30},
+                      MkCase{32, true, 3000, 64, 1, false, QueueDesign::Buckets, 8, 32, 4, 16, 2},
                       // priority-proportional quanta: Q = 2 … 64 (with Q = 64 a visit can run all 4 batches)
                       MkCase{32, true, 1u << 20, 128, 1, false, QueueDesign::Quanta, 8, 32, 4},
                       MkCase{64, true, 3000, 64, 1, false, QueueDesign::Quanta, 8, 32, 2},
@@ -258,7 +276,9 @@ INSTANTIATE_TEST_SUITE_P(
       const MkCase& c = info.param;
       std::string design;
       if (c.queue == QueueDesign::Buckets)
-        design = "_buckets" + std::to_string(c.buckets) + "_age" + std::to_string(c.age_period);
+        design = "_buckets" + std::to_string(c.buckets) + "_age" + std::to_string(c.age_period) +
+                 (c.band_repeat > 1 ? "_repeat" + std::to_string(c.band_repeat) : "") +
+                 (c.band_slack > 0 ? "_slack" + std::to_string(c.band_slack) : "");
       if (c.queue == QueueDesign::Quanta) design = "_quanta" + std::to_string(c.quantum_max);
       return "S" + std::to_string(c.segment) + (c.controller ? "_ctrl" : "_fifo") + "_slice" +
              std::to_string(c.slice_paths) + "_block" + std::to_string(c.block) +

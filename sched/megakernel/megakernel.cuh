@@ -88,6 +88,8 @@ struct SliceParams {
   // ---- QueueDesign::Buckets and ::Quanta (sched/megakernel/priority_table.h) ----
   int design = 0;                        ///< QueueDesign
   uint32_t age_period = 0;               ///< Buckets: every age_period-th claim serves the fullest ring
+  uint32_t band_repeat = 1;              ///< Buckets: batches a claim may run in a row within its band
+  uint32_t band_slack = 0;               ///< Buckets: bands a repeating task may drift below its claimed one
   uint32_t quantum_max = 4;              ///< Quanta: Q
   int* hist = nullptr;                   ///< [kPriorityBins] live tasks per priority bin
   float* bin_quantum = nullptr;          ///< [kPriorityBins] mean quantum of a bin (controller-written)
@@ -211,6 +213,17 @@ __device__ bool finish_ranked(const View& v, const QueueView& q, const SlicePara
   return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
 }
 
+/// Buckets: whether a task claimed from `ring` with priority `claimed_p` may run again now that its
+/// priority is p: it became urgent, or it was not urgent and its band is at most `slack` bands less urgent
+/// than the band it was claimed from (a more urgent band always qualifies). Never for the far ring (below
+/// the window: not the most urgent band). Pure: no memory traffic.
+__device__ MV_INLINE bool stays_in_claimed_band(const QueueView& q, float claimed_p, float p, uint32_t ring,
+                                                uint32_t slack) {
+  if (ring + 1u >= q.rings) return false;
+  if (p >= kUrgentPriority) return true;
+  return claimed_p < kUrgentPriority && priority_band(p) <= priority_band(claimed_p) + slack;
+}
+
 /// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
 __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
   return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
@@ -250,9 +263,21 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     task = __shfl_sync(kFull, task, 0);
     if (task == kNoTask) break;
     __syncwarp();
-    const uint32_t paths = v.run_task_warp(task);
-    if (lane == 0) finish_ranked(v, q, sp, task, paths, old_p);
-    __syncwarp();
+    // Up to band_repeat batches in a row while the task stays in the band it was claimed from (an aged
+    // claim runs once: it served the fullest ring, not the most urgent one).
+    for (uint32_t runs = 1;; ++runs) {
+      const uint32_t paths = v.run_task_warp(task);
+      int again = 0;
+      if (lane == 0) {
+        again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
+                stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack);
+        if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
+        if (!again) finish_ranked(v, q, sp, task, paths, old_p);
+      }
+      again = __shfl_sync(kFull, again, 0);
+      __syncwarp();
+      if (!again) break;
+    }
   }
   if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
 }
@@ -885,6 +910,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.controller = kerbl && settings_.controller;
     sp.design = static_cast<int>(settings_.queue);
     sp.age_period = settings_.age_period;
+    sp.band_repeat = settings_.band_repeat;
+    sp.band_slack = settings_.band_slack;
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();

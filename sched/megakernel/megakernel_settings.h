@@ -54,6 +54,15 @@ struct MegakernelSettings {
   /// instead of the most urgent one, so no task waits for ever whatever the priorities (0: never; else
   /// [2, 65536]).
   uint32_t age_period = 32;
+  /// `buckets`: a claimed task runs up to this many sample batches in a row, [1, 64], as long as after
+  /// each batch it still belongs to the band it was claimed from (or has become urgent); then it goes back
+  /// to its band's ring. 1: one batch per claim. The claims saved are queue operations the warp does not
+  /// do; the band is the most urgent non-empty one when claimed, so the task is still among the most
+  /// urgent when it runs again.
+  uint32_t band_repeat = 1;
+  /// `buckets`: how many bands (four an octave) a repeating task's priority may fall below the band it was
+  /// claimed from and still run again, [0, 30]. 0: only while it stays in its band.
+  uint32_t band_slack = 0;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -135,6 +144,16 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "for ever (0: off)",
                      "sched/megakernel/priority_table.h", buckets, kParamZeroIsOff),
           &M::age_period);
+    t.add(make_param("band-repeat", K::Int, 1, 64,
+                     "sample batches a claimed task may run in a row while it stays in the band it was claimed from "
+                     "(1: one batch per claim); saves the queue's claim and re-enqueue between them",
+                     "sched/megakernel/priority_table.h", buckets),
+          &M::band_repeat);
+    t.add(make_param("band-slack", K::Int, 0, 30,
+                     "bands (four an octave) a repeating task's priority may fall below the band it was claimed from "
+                     "and still run again (0: only within its band)",
+                     "sched/megakernel/priority_table.h", buckets),
+          &M::band_slack);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",
