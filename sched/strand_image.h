@@ -30,6 +30,11 @@ struct StrandResult {
   /// Per strand, the pixel it writes (W::pixel), when that is not strand i → pixel i for every strand (e.g.
   /// path-tracer's patch-major order); empty for the identity. Filled with the image (finish_strand_run).
   std::vector<uint32_t> pixel;
+  /// A workload's own picture of the result where one pixel per strand is not one (ridge3d: its converged
+  /// particles as splats seen through the run's view): view_width × view_height × 4 floats, row 0 at the top;
+  /// empty for the workloads whose strands are pixels. The viewer shows it instead of `rgba`.
+  std::vector<float> view_rgba;
+  uint32_t view_width = 0, view_height = 0;
   StrandTimings timing;
 
   /// FNV-1a 64 of the float RGBA bytes: equal images ⇔ equal checksums (up to collisions).

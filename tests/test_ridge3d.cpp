@@ -167,5 +167,40 @@ TEST(Ridge3d, EveryStrategyAgreesWithSequentialOnCh2) {
   EXPECT_GE(ran, gpu_available() ? static_cast<int>(e.strategies.size()) : 2);
 }
 
+
+// The viewer's picture of ridge3d (render/strands/ridge3d.h, ridge3d_splats): converged particles as
+// depth-tested, depth-shaded discs seen through the camera; dead ones and those behind the eye are not drawn.
+TEST(Ridge3d, ConvergedParticlesAreDrawnAsDepthTestedSplats) {
+  Ridge3dStrands w;
+  w.strength_scale = 0.5f;
+  PinholeCamera pc;
+  pc.eye = {0.f, 0.f, 10.f};
+  pc.look_at = {0.f, 0.f, 0.f};
+  const RayCamera cam = make_ray_camera(pc, 64, 48, "test");
+  using S = Ridge3dStrands::State;
+  const std::vector<S> state = {S{{0.f, 0.f, 5.f}, 0.1f, 3},    // near, weak: dark red, at the centre
+                                S{{0.f, 0.f, 0.f}, 1.f, 3},     // behind it at the centre: hidden
+                                S{{1.f, 0.f, 0.f}, 1.f, 3},     // far, strong: white, right of the centre
+                                S{{0.f, 1.f, 0.f}, 1.f, 3},     // dead: not drawn
+                                S{{0.f, 0.f, 20.f}, 1.f, 3}};   // behind the eye: skipped
+  const std::vector<WorkStatus> status = {WorkStatus::Stable, WorkStatus::Stable, WorkStatus::Stable,
+                                          WorkStatus::Dead, WorkStatus::Stable};
+  const std::vector<float> img = ridge3d_splats(w, state, status, cam, 0.2f);
+  ASSERT_EQ(img.size(), 64u * 48u * 4u);
+  const auto px = [&](int i, int j) { return &img[4 * (static_cast<size_t>(j) * 64 + i)]; };
+  // The centre pixels show the near particle at full shade: its colour, red 0.1/0.5·3 = 0.6.
+  EXPECT_NEAR(px(32, 24)[0], 0.6f, 1e-5f);
+  EXPECT_NEAR(px(32, 24)[1], 0.f, 1e-6f);
+  // The far particle at x = 1 projects to column (1/10/tan 15° · 48 + 63) / 2 ≈ 40.5, shaded to 0.45.
+  EXPECT_NEAR(px(40, 23)[0], 0.45f, 1e-5f);
+  EXPECT_NEAR(px(40, 23)[2], 0.45f, 1e-5f);
+  // The dead particle's place (straight above the centre) and the corners stay black, alpha 1 everywhere.
+  EXPECT_EQ(px(32, 15)[0], 0.f);
+  EXPECT_EQ(px(0, 0)[0], 0.f);
+  for (size_t p = 0; p < 64u * 48u; ++p) ASSERT_EQ(img[4 * p + 3], 1.f);
+  EXPECT_THROW(ridge3d_splats(w, state, {WorkStatus::Stable}, cam, 0.2f), std::invalid_argument);
+  EXPECT_THROW(ridge3d_splats(w, state, status, cam, 0.f), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace mv

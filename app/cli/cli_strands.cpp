@@ -24,6 +24,8 @@
 #include "render/strands/lic2d.h"
 #include "render/strands/mandelbrot.h"
 #include "render/strands/vr_lite_cam.h"
+#include "app/session/strand_view.h"
+#include "app/session/volume_strand_workloads.h"
 
 namespace mv {
 
@@ -53,10 +55,13 @@ Stats stats_of(const std::vector<uint32_t>& steps) {
   return s;
 }
 
-/// Runs every strand of `w` to completion (run_item) on all cores; RGBA8 image and per-strand steps.
+/// Runs every strand of `w` to completion (run_item) on all cores; RGBA8 image and per-strand steps, and
+/// with `keep` every strand's final state and status.
 template <class W>
-double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps) {
+double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t>& rgba, std::vector<uint32_t>& steps,
+               StrandRun<W>* keep = nullptr) {
   const uint32_t n = w.num_strands();
+  if (keep) keep->state.resize(n), keep->status.resize(n);
   Progress progress("strands", n, "strands");
   std::atomic<uint64_t> finished{0};
   rgba.assign(static_cast<size_t>(width) * height, 0xff000000u);
@@ -72,6 +77,7 @@ double run_all(const W& w, uint32_t width, uint32_t height, std::vector<uint32_t
       uint32_t k = 0;
       const WorkStatus st = run_item(w, i, s, k);
       steps[i] = k;
+      if (keep) keep->state[i] = s, keep->status[i] = st;
       if (st == WorkStatus::Dead) continue;
       const Vec3 c = w.color(s, st);
       rgba[w.pixel(i)] = q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (255u << 24);
@@ -100,15 +106,16 @@ struct Paper {
 constexpr Paper kPaper[] = {{"illust-vr", 775.904, 378.906, 0.488},
                             {"vr-lite-cam", 457.903, 311.090, 0.679},
                             {"mandelbrot", 284.571, 679.472, 2.388},
-                            {"lic2d", 9.975, 0.474, 0.048}};
+                            {"lic2d", 9.975, 0.474, 0.048},
+                            {"ridge3d", 8.155, 5.939, 0.728}};
 
 }  // namespace
 
 void run_strands(const StrandsCommand& c) {
   const bool volume_workload = c.workload == "vr-lite-cam" || c.workload == "illust-vr";
-  if (!volume_workload && c.workload != "mandelbrot" && c.workload != "lic2d")
+  if (!volume_workload && c.workload != "mandelbrot" && c.workload != "lic2d" && c.workload != "ridge3d")
     throw InputError("", "--workload",
-                     "unknown workload '" + c.workload + "' (allowed: vr-lite-cam, illust-vr, mandelbrot, lic2d)");
+                     "unknown workload '" + c.workload + "' (allowed: " + kStrandsCommandWorkloads + ")");
   if (c.step_voxels != 0.f && !(c.step_voxels >= kMinStrandStepVoxels && c.step_voxels <= 16.f))
     throw InputError("", "--step", fmt::format("must be a finite number in [{:g}, 16] voxels, got \"{}\"",
                                                kMinStrandStepVoxels, c.step_voxels));
@@ -157,6 +164,18 @@ void run_strands(const StrandsCommand& c) {
       run_volume(VrLiteCamParams{}, [](const VolumeView& v, const VrLiteCamParams& q) { return make_vr_lite_cam(v, q); });
     else
       run_volume(IllustVrParams{}, [](const VolumeView& v, const IllustVrParams& q) { return make_illust_vr(v, q); });
+  } else if (c.workload == "ridge3d") {
+    // The particles on ch2 (pre-blurred, as the registry's ridge3d), drawn as splats through the default view.
+    if (!width) width = 120, height = 14400;
+    const Ridge3dStrands w = ridge3d_workload(width, height, Side::Host);
+    what = fmt::format("ch2 blurred by {:g} voxels, {}x{}x{} seeds, image: converged particles as splats, {}x{}",
+                       kRidge3dCh2Smooth, w.gx, w.gy, w.gz, kRidge3dViewWidth, kRidge3dViewHeight);
+    StrandRun<Ridge3dStrands> run;
+    ms = run_all(w, width, height, rgba, steps, &run);
+    StrandResult picture;
+    add_view_image(w, run, StrandViewParams{}, picture);
+    rgba = strand_image_rgba8(picture);
+    width = picture.view_width, height = picture.view_height;
   } else if (c.workload == "lic2d") {
     Lic2dStrands w;
     if (width) w.width = width, w.height = height;

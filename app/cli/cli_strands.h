@@ -14,10 +14,14 @@ namespace mv {
 /// so this bounds the work per strand at 10 times that of the default step 0.5.
 inline constexpr double kMinStrandStepVoxels = 0.05;
 
+/// The workloads `megaview strands` runs: the two ray casters (with the volume and camera options),
+/// mandelbrot, lic2d and ridge3d (its image: the converged particles as splats through ch2's default view).
+inline constexpr const char* kStrandsCommandWorkloads = "vr-lite-cam, illust-vr, mandelbrot, lic2d, ridge3d";
+
 struct StrandsCommand {
-  std::string workload = "vr-lite-cam";  ///< vr-lite-cam, illust-vr, mandelbrot or lic2d
+  std::string workload = "vr-lite-cam";  ///< one of kStrandsCommandWorkloads
   std::string volume = "ch2";            ///< a name or path for default_volume_path (volume workloads)
-  std::string size;                      ///< "WxH"; empty: the workload's (460x360, 640x480, 2000x2000)
+  std::string size;                      ///< "WxH"; empty: the workload's (Fig 3.2's strand count)
   std::string kernel;                    ///< tent, ctmr or bspln3; empty: the workload's
   float step_voxels = 0.f;               ///< [kMinStrandStepVoxels, 16]: ray step in voxels; 0: the workload's (0.5)
   /// The camera: orbit_camera(volume, azimuth, elevation, distance) (render/strands/volume_ray.h).

@@ -355,8 +355,8 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
 CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   CLI::App* cmd = app.add_subcommand(
       "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
-  cmd->add_option("--workload", s.workload, "vr-lite-cam, illust-vr, mandelbrot or lic2d")
-      ->check(cli::one_of({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d"}))
+  cmd->add_option("--workload", s.workload, kStrandsCommandWorkloads)
+      ->check(cli::one_of({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d", "ridge3d"}))
       ->capture_default_str();
   cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")
       ->check(cli::non_empty("a volume name or file"))
@@ -595,10 +595,10 @@ int run(int argc, char** argv) {
   } else if (sched_bench_cmd->parsed()) {
     run_sched_bench(sched_bench);
   } else if (strands_cmd->parsed()) {
-    if (strands.workload == "mandelbrot")  // the ray casters' options: refused rather than ignored
+    if (strands.workload != "vr-lite-cam" && strands.workload != "illust-vr")  // refused rather than ignored
       for (const char* name : {"--volume", "--kernel", "--step", "--smooth", "--azimuth", "--elevation", "--distance"})
         if (strands_cmd->count(name) > 0)
-          throw InputError("", name, "applies to the volume workloads (vr-lite-cam, illust-vr), not to mandelbrot");
+          throw InputError("", name, "applies to the ray casters (vr-lite-cam, illust-vr), not to " + strands.workload);
     run_strands(strands);
   }
   return 0;

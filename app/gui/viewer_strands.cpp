@@ -114,8 +114,10 @@ void Viewer::strand_view_input(const PixelRect& area) {
   }
   if (area.width <= 0 || area.height <= 0 || io.MousePos.x == -FLT_MAX) return;
   // The image as it is shown (letterboxed), in framebuffer pixels with the origin at the bottom left.
-  const int iw = strand_shown_ ? static_cast<int>(strand_shown_->result.width) : std::max(ss.width, 1);
-  const int ih = strand_shown_ ? static_cast<int>(strand_shown_->result.height) : std::max(ss.height, 1);
+  const std::pair<uint32_t, uint32_t> shown =
+      strand_shown_ ? strand_shown_size(strand_shown_->result, strand_heat_shown_)
+                    : std::pair<uint32_t, uint32_t>(std::max(ss.width, 1), std::max(ss.height, 1));
+  const int iw = static_cast<int>(shown.first), ih = static_cast<int>(shown.second);
   const ImageRect r = letterbox(area, iw, ih);
   if (r.height <= 0.f) return;
   int fb_width = 0, fb_height = 0;
@@ -253,8 +255,9 @@ void Viewer::show_strand_image() {
                      kBackgroundSide);
   if (side <= kBackgroundSide) w = std::max(ss.width, 1), h = std::max(ss.height, 1);
   if (strand_shown_) {
-    w = static_cast<int>(strand_shown_->result.width);
-    h = static_cast<int>(strand_shown_->result.height);
+    const auto [sw, sh] = strand_shown_size(strand_shown_->result, ss.heat_map);
+    w = static_cast<int>(sw);
+    h = static_cast<int>(sh);
   }
   if (rebuild) {
     strand_dirty_ = false;
@@ -264,7 +267,10 @@ void Viewer::show_strand_image() {
       const StrandResult& r = strand_shown_->result;
       strand_pixels_ = ss.heat_map ? strand_heat_rgba8(r) : strand_image_rgba8(r);
       // The fill-in replay (StrandReplay): the run's finish order over fill_in_seconds.
-      if (ss.fill_in_seconds > 0.f && r.finish_order.size() == strand_pixels_.size() && !strand_pixels_.empty()) {
+      // (A workload's own picture, ridge3d's splats, has no pixel per strand to replay: it shows at once.)
+      const bool per_strand = ss.heat_map || r.view_rgba.empty();
+      if (per_strand && ss.fill_in_seconds > 0.f && r.finish_order.size() == strand_pixels_.size() &&
+          !strand_pixels_.empty()) {
         strand_replay_ = std::make_unique<StrandReplay>(strand_pixels_, r.finish_order, r.pixel);
         strand_replay_start_ = glfwGetTime();
         strand_pixels_ = strand_replay_->image();
@@ -300,7 +306,8 @@ void Viewer::take_strand_capture() {
     strand_replay_->advance(1.0);
     strand_pixels_ = strand_replay_->image();
     strand_replay_.reset();
-    upload_strand_pixels(static_cast<int>(strand_shown_->result.width), static_cast<int>(strand_shown_->result.height));
+    const auto [sw, sh] = strand_shown_size(strand_shown_->result, strand_heat_shown_);
+    upload_strand_pixels(static_cast<int>(sw), static_cast<int>(sh));
   }
   try {
     if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");

@@ -121,14 +121,21 @@ StrandOutcome run_strand_request(const StrandRequest& r) {
 
 // ---------------------------------------------------------------- images
 
+std::pair<uint32_t, uint32_t> strand_shown_size(const StrandResult& r, bool heat_map) {
+  if (!heat_map && !r.view_rgba.empty()) return {r.view_width, r.view_height};
+  return {r.width, r.height};
+}
+
 std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma) {
-  const size_t n = static_cast<size_t>(r.width) * r.height;
+  const auto [w, h] = strand_shown_size(r, false);
+  const std::vector<float>& rgba = r.view_rgba.empty() ? r.rgba : r.view_rgba;
+  const size_t n = static_cast<size_t>(w) * h;
   std::vector<uint32_t> out(n, pack_rgba8(Vec3{kStrandBackground[0], kStrandBackground[1], kStrandBackground[2]}));
-  if (r.rgba.size() < 4 * n) return out;
+  if (rgba.size() < 4 * n) return out;
   const float inv_g = 1.f / std::max(gamma, 1e-3f);
   const auto enc = [inv_g](float v) { return std::pow(std::clamp(v, 0.f, 1.f), inv_g); };
   for (size_t p = 0; p < n; ++p) {
-    const float* c = &r.rgba[4 * p];
+    const float* c = &rgba[4 * p];
     const float a = std::clamp(c[3], 0.f, 1.f);
     out[p] = pack_rgba8(Vec3{enc(c[0] * a), enc(c[1] * a), enc(c[2] * a)});
   }
@@ -267,6 +274,15 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                 {"max", o.stats.max},     {"mean", o.stats.mean},   {"sigma", o.stats.sigma},
                 {"cv", o.stats.cv}};
   j["image_checksum"] = fmt::format("{:016x}", r.checksum());
+  // How the strands ended (ridge3d's converged particles are its stable strands).
+  uint64_t stable = 0, dead = 0;
+  for (const WorkStatus s : r.status) stable += s == WorkStatus::Stable, dead += s == WorkStatus::Dead;
+  j["stable_strands"] = stable;
+  j["dead_strands"] = dead;
+  if (!r.view_rgba.empty())
+    j["picture"] = {{"width", r.view_width}, {"height", r.view_height},
+                    {"what", "the workload's own picture of its result (ridge3d: the converged particles as "
+                             "splats coloured by ridge strength, seen through the view)"}};
   j["gpu"] = gpu.available ? nlohmann::json(gpu.name) : nlohmann::json(nullptr);
   j["runs_on"] = info.needs_gpu ? "gpu" : "cpu";
   return j;
@@ -276,7 +292,12 @@ std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, cons
                                                     const std::string& shown_what, const std::string& dir,
                                                     const nlohmann::json& extra) {
   if (o.error) throw InputError("", "capture", "the last strand run failed; nothing to capture");
-  const int w = static_cast<int>(o.result.width), h = static_cast<int>(o.result.height);
+  // The image or the steps heat map, whichever is shown (they differ in size where the workload has a
+  // picture of its own, ridge3d's splats).
+  const auto [iw, ih] = strand_shown_size(o.result, false);
+  const auto [hw, hh] = strand_shown_size(o.result, true);
+  const bool heat = shown.size() != static_cast<size_t>(iw) * ih;
+  const int w = static_cast<int>(heat ? hw : iw), h = static_cast<int>(heat ? hh : ih);
   if (shown.size() != static_cast<size_t>(w) * h) throw InputError("", "capture", "no strand image to capture");
   nlohmann::json sidecar = strand_report(o);
   const std::string base = o.request.workload + "-" + o.request.strategy + "-";

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "app/session/strand_workloads.h"
@@ -125,7 +126,12 @@ void check_strand_run_fits(const StrandRequest& r, bool on_gpu);
 /// true), with the step statistics and the wall clock; exceptions land in StrandOutcome::error.
 StrandOutcome run_strand_request(const StrandRequest& r);
 
-/// The run's image as RGBA8 (R in the low byte, row 0 at the top): each float channel clamped to [0, 1],
+/// Width and height of what the viewer shows of `r`: the workload's own picture (StrandResult::view_rgba,
+/// ridge3d's splats) when it has one and the heat map is off, else one pixel per strand.
+std::pair<uint32_t, uint32_t> strand_shown_size(const StrandResult& r, bool heat_map);
+
+/// The run's image as RGBA8 (R in the low byte, row 0 at the top), the workload's own picture where it has
+/// one (StrandResult::view_rgba), else one pixel per strand: each float channel clamped to [0, 1],
 /// colour multiplied by alpha over a black background (kStrandBackground), then encoded with 1/gamma
 /// (gamma 1: the workloads' colours are display values, as `megaview strands` writes them).
 std::vector<uint32_t> strand_image_rgba8(const StrandResult& r, float gamma = 1.f);

@@ -10,6 +10,11 @@ namespace mv {
 
 namespace {
 
+/// The workloads whose strands are pixels have no picture of their own (StrandResult::view_rgba stays
+/// empty); ridge3d's overload (app/session/volume_strand_workloads.h) draws its particles.
+template <class W>
+void add_view_image(const W&, const StrandRun<W>&, const StrandViewParams&, StrandResult&) {}
+
 /// `make_workload(width, height, side, view)` builds the workload over data on `side`: Side::Device for a strategy
 /// that needs the GPU, Side::Host for the CPU ones (volume workloads point at a host or a device volume).
 template <class W, class Make>
@@ -38,7 +43,15 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
     const W workload = make_workload(w, h, entry.info.needs_gpu ? Side::Device : Side::Host, view);
     auto s = entry.make();
     StrandRun<W> run = s->run(workload, settings);
-    if (image) return finish_strand_run(workload, std::move(run), w, h);
+    if (image) {
+      StrandResult view_only;  // the workload's own picture (ridge3d's splats) while the states still exist
+      add_view_image(workload, run, view, view_only);
+      StrandResult r = finish_strand_run(workload, std::move(run), w, h);
+      r.view_rgba = std::move(view_only.view_rgba);
+      r.view_width = view_only.view_width;
+      r.view_height = view_only.view_height;
+      return r;
+    }
     StrandResult r;
     r.width = w;
     r.height = h;
@@ -159,7 +172,7 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
     v.push_back(make_entry("ridge3d",
                            "particles converging onto ridge surfaces of ch2 by Newton steps in the Hessian's "
                            "eigenbasis, a 120^3 seed grid as 120 slices (Eberly 1996; Lehmann 2023 A.25)",
-                           120, 14400, 16384, StrandViewKind::Fixed, strategies_for<Ridge3dStrands>(), ridge3d_workload,
+                           120, 14400, 16384, StrandViewKind::Orbit, strategies_for<Ridge3dStrands>(), ridge3d_workload,
                            ridge3d_tolerance()));
     v.push_back(make_entry("checkerboard", "toy: one strand per pixel, 256 steps in light cells, 8 in dark ones", 512,
                            512, 16384, StrandViewKind::Fixed, strategies_for<CheckerboardStrands>(), checkerboard_workload));

@@ -89,4 +89,13 @@ Ridge3dStrands ridge3d_workload(uint32_t width, uint32_t height, Side side, cons
   return make_ridge3d(shared_view("ch2", kRidge3dCh2Smooth, side), p);
 }
 
+void add_view_image(const Ridge3dStrands& w, const StrandRun<Ridge3dStrands>& run, const StrandViewParams& view,
+                    StrandResult& r) {
+  const PinholeCamera cam = ch2_view_camera(shared_volume_view("ch2", Side::Host), view);
+  const RayCamera rc = make_ray_camera(cam, kRidge3dViewWidth, kRidge3dViewHeight, "ridge3d");
+  r.view_rgba = ridge3d_splats(w, run.state, run.status, rc, kRidge3dSplatRadius);
+  r.view_width = kRidge3dViewWidth;
+  r.view_height = kRidge3dViewHeight;
+}
+
 }  // namespace mv

@@ -13,6 +13,8 @@
 #include "render/strands/illust_vr.h"
 #include "render/strands/ridge3d.h"
 #include "render/strands/vr_lite_cam.h"
+#include "sched/strand_image.h"
+#include "sched/strand_strategy.h"
 
 namespace mv {
 
@@ -39,5 +41,16 @@ IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const St
 /// over ch2's samples on `side` (the view is unused: the particles have no camera). Throws
 /// InputError("", "--size", …) when height is not a multiple of width.
 Ridge3dStrands ridge3d_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {});
+
+/// Size of ridge3d's splat picture (StrandResult::view_rgba), and the world radius of one particle's disc
+/// (mm: ch2's voxels are 1 mm; the default 120³ seeds are ~1.5 mm apart).
+inline constexpr uint32_t kRidge3dViewWidth = 800, kRidge3dViewHeight = 600;
+inline constexpr float kRidge3dSplatRadius = 0.6f;
+
+/// ridge3d's picture of a run: its converged particles as splats (ridge3d_splats) seen through
+/// ch2_view_camera(view) at kRidge3dViewWidth × kRidge3dViewHeight, into r.view_rgba / view_width /
+/// view_height. Throws InputError for a bad view.
+void add_view_image(const Ridge3dStrands& w, const StrandRun<Ridge3dStrands>& run, const StrandViewParams& view,
+                    StrandResult& r);
 
 }  // namespace mv

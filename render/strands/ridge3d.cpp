@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "base/errors.h"
 #include "render/strands/param_check.h"
@@ -72,6 +74,59 @@ Ridge3dStrands make_ridge3d(const VolumeView& volume, const Ridge3dParams& p) {
   w.max_steps = p.max_steps;
   w.strength_scale = p.strength_scale;
   return w;
+}
+
+}  // namespace mv
+
+namespace mv {
+
+std::vector<float> ridge3d_splats(const Ridge3dStrands& w, const std::vector<Ridge3dStrands::State>& state,
+                                  const std::vector<WorkStatus>& status, const RayCamera& cam, float radius) {
+  if (state.size() != status.size()) throw std::invalid_argument("ridge3d_splats: state and status sizes differ");
+  if (!(radius > 0.f)) throw std::invalid_argument("ridge3d_splats: the splat radius must be > 0");
+  const uint32_t width = cam.width, height = cam.height;
+  const size_t pixels = static_cast<size_t>(width) * height;
+  std::vector<float> rgba(pixels * 4, 0.f);
+  for (size_t p = 0; p < pixels; ++p) rgba[4 * p + 3] = 1.f;
+  // Camera space of every converged particle: depth z along w, image-plane x, y at distance 1.
+  struct Splat {
+    float z, x, y;
+    Vec3 color;
+  };
+  std::vector<Splat> splats;
+  float z_near = INFINITY, z_far = 0.f;
+  for (size_t i = 0; i < state.size(); ++i) {
+    if (status[i] != WorkStatus::Stable) continue;
+    const Vec3 d = state[i].pos - cam.eye;
+    const float z = dot(d, cam.w);
+    if (!(z > 1e-3f)) continue;
+    splats.push_back({z, dot(d, cam.u) / z, dot(d, cam.v) / z, w.color(state[i], status[i])});
+    z_near = std::min(z_near, z);
+    z_far = std::max(z_far, z);
+  }
+  // Pixel (i, j) looks along x = (2i + 1 − W)/H · tan_half, y = (H − 2j − 1)/H · tan_half (RayCamera::ray_dir).
+  const float h = static_cast<float>(height), half_w = 0.5f * static_cast<float>(width), scale = 0.5f * h / cam.tan_half;
+  std::vector<float> depth(pixels, INFINITY);
+  const float span = z_far > z_near ? z_far - z_near : 1.f;
+  for (const Splat& s : splats) {
+    const float cx = s.x * scale + half_w - 0.5f, cy = 0.5f * h - s.y * scale - 0.5f;
+    const float r = std::max(radius / s.z * scale, 0.5f);  // at least one pixel
+    const float shade = 1.f - 0.55f * (s.z - z_near) / span;
+    const int i0 = std::max(0, static_cast<int>(std::floor(cx - r))), i1 = std::min(static_cast<int>(width) - 1, static_cast<int>(std::ceil(cx + r)));
+    const int j0 = std::max(0, static_cast<int>(std::floor(cy - r))), j1 = std::min(static_cast<int>(height) - 1, static_cast<int>(std::ceil(cy + r)));
+    for (int j = j0; j <= j1; ++j)
+      for (int i = i0; i <= i1; ++i) {
+        const float dx = static_cast<float>(i) - cx, dy = static_cast<float>(j) - cy;
+        if (dx * dx + dy * dy > r * r) continue;
+        const size_t p = static_cast<size_t>(j) * width + static_cast<size_t>(i);
+        if (s.z >= depth[p]) continue;
+        depth[p] = s.z;
+        rgba[4 * p + 0] = s.color.x * shade;
+        rgba[4 * p + 1] = s.color.y * shade;
+        rgba[4 * p + 2] = s.color.z * shade;
+      }
+  }
+  return rgba;
 }
 
 }  // namespace mv

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <type_traits>
 
 #include "base/common.h"
@@ -46,6 +47,7 @@
 #include "render/field/volume.h"
 #include "render/math.h"
 #include "render/strands/strand.h"
+#include "render/strands/volume_ray.h"
 
 namespace mv {
 
@@ -167,6 +169,17 @@ static_assert(std::is_trivially_copyable_v<Ridge3dStrands>, "strategies copy wor
 /// grown by the kernel's radius and clipped to field_box(v, k); the field box when no sample exceeds it.
 /// Host only (reads the samples).
 void data_support_box(const VolumeView& v, KernelKind k, float threshold, Vec3& lo, Vec3& hi);
+
+/// The converged particles of a ridge3d run as splats seen through `cam` (Lehmann 2023 §4.1.1 shows
+/// ridge3d's result as the particles on the ridge surfaces): every Stable particle of `state`/`status` (one
+/// per strand, as the run returns them) is a disc of world radius `radius` (world units, > 0) at its
+/// position, coloured by w.color (its ridge strength on the black–red–yellow–white ramp) and dimmed with
+/// depth from 1 (nearest particle) to 0.45 (farthest) so the surfaces' shapes read; the nearest disc wins
+/// each pixel (a depth buffer). Particles behind the eye are skipped. Returns cam.width × cam.height RGBA
+/// float (row 0 at the top, alpha 1, background black). Throws std::invalid_argument when the arrays'
+/// sizes differ or radius ≤ 0. Host only.
+std::vector<float> ridge3d_splats(const Ridge3dStrands& w, const std::vector<Ridge3dStrands::State>& state,
+                                  const std::vector<WorkStatus>& status, const RayCamera& cam, float radius);
 
 /// Builds the workload on `volume` (host or device view: only its metadata is read here). Validates `p`
 /// and the volume (InputError("ridge3d", "volume…", …) as check_strand_volume words it for the ray casters:
