@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/cli/cli.h"
+#include "app/cli/cli_gibbs_bench.h"
 #include "app/cli/cli_params.h"
 #include "app/cli/cli_strands.h"
 #include "app/cli/cli_validate.h"
@@ -502,6 +503,8 @@ int run(int argc, char** argv) {
   CLI::App* reference_cmd = add_reference_command(app, reference_c, reference);
   CLI::App* curve_cmd = add_mse_curve_command(app, curve_c, curve);
   CLI::App* bench_cmd = add_bench_command(app, bench_c, bench, strand_bench);
+  GibbsBenchCommand gibbs_bench;
+  add_gibbs_bench_options(*bench_cmd, gibbs_bench);
   SchedModelCommand sched_model;
   CLI::App* sched_model_cmd = add_sched_model_command(app, sched_model);
   SortBenchCommand sort_bench;
@@ -571,6 +574,7 @@ int run(int argc, char** argv) {
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {
+    if (is_lattice_bench(strand_bench.workloads)) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
     check_bench_mode(*bench_cmd);
     if (bench_cmd->count("--workload") > 0) {
       strand_bench.repeat = bench.repeat;

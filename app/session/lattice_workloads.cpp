@@ -2,6 +2,7 @@
 #include "app/session/lattice_run.h"
 
 #include "app/session/capture.h"
+#include "app/session/gibbs_run.h"
 #include "base/errors.h"
 
 namespace mv {
@@ -9,6 +10,9 @@ namespace mv {
 const std::vector<LatticeWorkloadEntry>& lattice_workloads() {
   static const std::vector<LatticeWorkloadEntry> entries = [] {
     std::vector<LatticeWorkloadEntry> v;
+    v.push_back({"gibbs", "the Poisson-Ising Gibbs sampler (poisson-ising-gibbs-cupy)",
+                 [](const ParamValues& k, bool gpu) -> std::unique_ptr<LatticeRun> { return std::make_unique<GibbsRun>(k, gpu); },
+                 gibbs_params().specs()});
     return v;
   }();
   return entries;

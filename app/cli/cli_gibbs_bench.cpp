@@ -1,0 +1,423 @@
+// `megaview bench --workload gibbs` (app/cli/cli_gibbs_bench.h).
+#include "app/cli/cli_gibbs_bench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+#include "app/cli/cli_params.h"
+#include "app/cli/cli_validate.h"
+#include "app/cli/figures.h"
+#include "app/session/gibbs_run.h"
+#include "app/session/lattice_run.h"
+#include "app/session/output_file.h"
+#include "base/errors.h"
+#include "render/gpu.h"
+
+namespace mv {
+
+namespace {
+
+/// The full configuration of the document's benchmark: 1000 samples with thinning 500.
+constexpr uint64_t kFullSweeps = 500000;
+
+/// One row of the document's Fig 19: grid configuration ("8x4+6": 8 × 4 threads, 6 ints of padding) and
+/// the time of a full run, mean ± sd over 32 repeats, in s.
+struct DocRow {
+  const char* config;
+  double mean, sd;
+};
+const DocRow kDocV100[] = {
+    {"128x1", 177.71, 0.06},
+    {"64x2", 177.913, 0.027},
+    {"128x2", 177.918, 0.011},
+    {"64x4", 178.374, 0.007},
+    {"32x4", 178.42, 0.04},
+    {"32x2", 178.44, 0.04},
+    {"64x1", 178.570, 0.035},
+    {"32x8", 178.950, 0.015},
+    {"256x1", 179.049, 0.032},
+    {"16x8", 179.660, 0.014},
+    {"16x4", 179.777, 0.018},
+    {"16x16", 180.94, 0.05},
+    {"8x8+6", 181.04, 0.11},
+    {"8x16+6", 181.68, 0.11},
+    {"8x8", 181.94, 0.10},
+    {"8x16", 182.62, 0.11},
+    {"8x32+6", 183.56, 0.07},
+    {"8x32", 184.43, 0.06},
+    {"4x16+2", 185.83, 0.13},
+    {"4x16", 187.29, 0.12},
+    {"4x32+2", 189.424, 0.011},
+    {"32x1", 190.09, 0.10},
+    {"4x32", 190.87, 0.05},
+    {"8x4+6", 191.51, 0.05},
+    {"16x2", 191.772, 0.011},
+    {"4x8+2", 191.884, 0.035},
+    {"8x4", 192.20, 0.07},
+    {"4x64+2", 192.34, 0.07},
+    {"4x8", 192.89, 0.06},
+    {"4x64", 193.58, 0.07},
+    {"2x16", 199.990, 0.032},
+    {"2x128", 212.35, 0.06},
+    {"2x32", 212.78, 0.15},
+    {"2x64", 217.35, 0.04},
+    {"1x32", 249.00, 0.14},
+    {"1x256", 273.85, 0.04},
+    {"1x64", 273.911, 0.023},
+    {"1x128", 274.324, 0.030},
+};
+const DocRow kDocA100[] = {
+    {"32x2", 93.26, 0.06},
+    {"16x8", 93.29, 0.06},
+    {"64x2", 93.2962, 0.0029},
+    {"32x4", 93.302, 0.004},
+    {"16x4", 93.32, 0.07},
+    {"128x2", 93.43, 0.06},
+    {"64x4", 93.44, 0.06},
+    {"64x1", 93.49, 0.06},
+    {"32x8", 93.50, 0.06},
+    {"8x16+6", 93.52, 0.08},
+    {"128x1", 93.5273, 0.0030},
+    {"16x16", 93.55, 0.06},
+    {"8x8+6", 93.68, 0.05},
+    {"8x16", 93.69, 0.06},
+    {"8x32+6", 93.79, 0.05},
+    {"256x1", 93.79, 0.07},
+    {"8x8", 93.93, 0.04},
+    {"8x32", 94.11, 0.06},
+    {"4x16+2", 95.303, 0.005},
+    {"4x32+2", 95.478, 0.010},
+    {"4x64+2", 96.192, 0.008},
+    {"4x16", 96.746, 0.008},
+    {"4x32", 97.11, 0.04},
+    {"4x64", 97.69, 0.06},
+    {"32x1", 102.654, 0.005},
+    {"16x2", 102.67, 0.07},
+    {"2x64", 103.00, 0.06},
+    {"8x4+6", 103.296, 0.010},
+    {"2x32", 103.330, 0.034},
+    {"8x4", 103.823, 0.009},
+    {"2x128", 104.182, 0.031},
+    {"4x8+2", 104.498, 0.016},
+    {"4x8", 105.37, 0.09},
+    {"2x16", 108.359, 0.029},
+    {"1x128", 139.572, 0.029},
+    {"1x256", 139.742, 0.006},
+    {"1x32", 141.34, 0.22},
+    {"1x64", 142.906, 0.031},
+};
+const DocRow kDocH100[] = {
+    {"32x4", 69.310, 0.026},
+    {"64x2", 69.313, 0.017},
+    {"32x2", 69.326, 0.024},
+    {"16x4", 69.374, 0.029},
+    {"64x4", 69.378, 0.008},
+    {"128x2", 69.379, 0.011},
+    {"16x8", 69.387, 0.025},
+    {"64x1", 69.389, 0.017},
+    {"128x1", 69.400, 0.012},
+    {"32x8", 69.417, 0.015},
+    {"256x1", 69.521, 0.015},
+    {"8x8+6", 69.607, 0.035},
+    {"16x16", 69.63, 0.05},
+    {"8x8", 69.681, 0.035},
+    {"8x16+6", 69.68, 0.04},
+    {"8x16", 69.766, 0.030},
+    {"8x32+6", 69.853, 0.022},
+    {"8x32", 69.935, 0.025},
+    {"4x16+2", 70.856, 0.025},
+    {"4x32+2", 70.988, 0.019},
+    {"4x16", 71.180, 0.021},
+    {"4x32", 71.248, 0.016},
+    {"4x64+2", 71.258, 0.015},
+    {"4x64", 71.557, 0.010},
+    {"32x1", 72.674, 0.022},
+    {"16x2", 73.067, 0.026},
+    {"8x4+6", 73.515, 0.034},
+    {"8x4", 73.646, 0.017},
+    {"4x8+2", 74.672, 0.028},
+    {"4x8", 74.981, 0.030},
+    {"2x32", 75.268, 0.015},
+    {"2x64", 75.460, 0.033},
+    {"2x128", 75.744, 0.022},
+    {"2x16", 77.828, 0.035},
+    {"1x64", 94.574, 0.034},
+    {"1x128", 95.704, 0.032},
+    {"1x32", 95.95, 0.12},
+    {"1x256", 96.28, 0.05},
+};
+
+template <size_t N>
+const DocRow* doc_find(const DocRow (&rows)[N], const std::string& config) {
+  for (const DocRow& r : rows)
+    if (config == r.config) return &r;
+  return nullptr;
+}
+
+struct Shape {
+  int w = 32, h = 4;
+  bool pad = false;
+  std::string config() const {
+    const int p = pad ? gibbs_doc_padding(w) : 0;
+    return fmt::format("{}x{}", w, h) + (p ? fmt::format("+{}", p) : "");
+  }
+};
+
+/// Every grid configuration of Fig 19 (widths 4 and 8 with and without padding).
+std::vector<Shape> doc_shapes() {
+  std::vector<Shape> v;
+  for (const DocRow& r : kDocH100) {
+    Shape s;
+    std::sscanf(r.config, "%dx%d", &s.w, &s.h);
+    s.pad = std::string(r.config).find('+') != std::string::npos;
+    v.push_back(s);
+  }
+  return v;
+}
+
+Shape parse_block(const std::string& text) {
+  Shape s;
+  char x = 0;
+  int n = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%n", &s.w, &x, &s.h, &n) != 3 || (x != 'x' && x != 'X') ||
+      n != static_cast<int>(text.size()) || s.w < 1 || s.h < 1 || s.w * s.h > 1024)
+    throw InputError("", "--block",
+                     "must be WxH threads with W, H ≥ 1 and W × H ≤ 1024, got \"" + text + "\"");
+  return s;
+}
+
+struct Stats {
+  double mean = 0, sd = 0, median = 0;
+};
+Stats stats(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  s.median = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / k;
+  double q = 0;
+  for (double x : v) q += (x - s.mean) * (x - s.mean);
+  s.sd = k > 1 ? std::sqrt(q / (k - 1)) : 0.0;
+  return s;
+}
+
+/// The timed repeats (ms each) of `sweeps` sweeps of one strategy and shape, after one untimed warm-up.
+std::vector<double> time_runs(GibbsRun& run, const std::string& strategy, const Shape& shape, uint64_t sweeps, int repeat) {
+  run.set_strategy(strategy);
+  Params& p = run.params();
+  p.set(p.find("block-width"), 1);  // through a shape that always fits, so that W × H is never refused midway
+  p.set(p.find("block-height"), shape.h);
+  p.set(p.find("block-width"), shape.w);
+  p.set(p.find("padding"), shape.pad ? 1 : 0);
+  run.run_sweeps(std::min<uint64_t>(sweeps, 100));
+  std::vector<double> ms;
+  for (int r = 0; r < repeat; ++r) ms.push_back(run.run_sweeps(sweeps));
+  return ms;
+}
+
+std::string csv_header() {
+  return "strategy,config,block_width,block_height,padding,pad_ints,warps,width,height,sweeps,repeats,median_ms,"
+         "mean_ms,sd_ms,s_full_median,s_full_mean,s_full_sd,us_per_sweep,site_updates_per_ns,extrapolated,"
+         "doc_v100_s,doc_v100_sd,doc_a100_s,doc_a100_sd,doc_h100_s,doc_h100_sd\n";
+}
+
+std::string doc_cells(const std::string& config) {
+  std::string t;
+  for (const DocRow* r : {doc_find(kDocV100, config), doc_find(kDocA100, config), doc_find(kDocH100, config)})
+    t += r ? fmt::format(",{},{}", r->mean, r->sd) : ",,";
+  return t;
+}
+
+/// Spearman's rank correlation of two equally long lists.
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<size_t> idx(v.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::sort(idx.begin(), idx.end(), [&](size_t i, size_t j) { return v[i] < v[j]; });
+    std::vector<double> r(v.size());
+    for (size_t k = 0; k < idx.size(); ++k) r[idx[k]] = static_cast<double>(k);
+    return r;
+  };
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  double d2 = 0;
+  for (size_t i = 0; i < a.size(); ++i) d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+  return n > 1 ? 1.0 - 6.0 * d2 / (n * (n * n - 1.0)) : 0.0;
+}
+
+}  // namespace
+
+void add_gibbs_bench_options(CLI::App& bench, GibbsBenchCommand& g) {
+  bench.add_option("--block", g.block, "gibbs: block shape WxH threads (grid configuration; default 32x4)")
+      ->check(cli::non_empty("WxH"));
+  bench.add_option("--padding", g.padding, "gibbs: the document's shared-memory padding, on or off")
+      ->check(CLI::IsMember({"on", "off"}));
+  bench.add_option("--sweeps", g.sweeps,
+                   "gibbs: sweeps timed per repeat (default 20000, 200 with --sweep-blocks); the full run "
+                   "(500000) is extrapolated from them")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1000000000}));
+  bench.add_flag("--sweep-blocks", g.sweep_blocks,
+                 "gibbs: every block shape of the document's Fig 19, 32 repeats each (--repeat lowers it); writes "
+                 "P.csv, P.json and figures (--out-prefix P)");
+  // The gibbs knobs that no other bench option already names.
+  std::vector<ParamSpec> specs;
+  for (const ParamSpec& s : gibbs_params().specs())
+    if (!bench.get_option_no_throw("--" + s.name) && s.name != "block-width" && s.name != "block-height" &&
+        s.name != "padding")
+      specs.push_back(s);
+  add_param_options(bench, specs, "gibbs", [&g](const std::string& name, const std::string& text) { g.knobs[name] = text; });
+}
+
+bool is_lattice_bench(const std::vector<std::string>& workloads) {
+  for (const std::string& w : workloads)
+    if (find_lattice_workload(w)) return true;
+  return false;
+}
+
+void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
+  // The options the gibbs bench shares with the other benches.
+  if (bench.count("--repeat") > 0) {
+    g.repeat_given = true;
+    g.repeat = bench.get_option("--repeat")->as<int>();
+  }
+  if (bench.count("--strategy") > 0) g.strategies = bench.get_option("--strategy")->as<std::vector<std::string>>();
+  if (bench.count("--csv") > 0) g.csv = bench.get_option("--csv")->as<std::string>();
+  if (bench.count("--out-prefix") > 0) g.out_prefix = bench.get_option("--out-prefix")->as<std::string>();
+  if (bench.get_option_no_throw("--cpu") && bench.count("--cpu") > 0) g.force_cpu = true;
+  for (const char* shared : {"width", "height", "seed"})
+    if (bench.count(std::string("--") + shared) > 0)
+      g.knobs[shared] = bench.get_option(std::string("--") + shared)->as<std::string>();
+  if (g.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
+  const bool gpu = !g.force_cpu && gpu_available();
+  Shape shape;
+  if (!g.block.empty()) shape = parse_block(g.block);
+  if (!g.padding.empty()) shape.pad = g.padding == "on";
+  const int repeat = g.sweep_blocks && !g.repeat_given ? 32 : g.repeat;
+  const uint64_t sweeps = g.sweeps ? g.sweeps : g.sweep_blocks ? 200 : 20000;
+  if (g.sweep_blocks && !g.block.empty())
+    throw InputError("", "--block", "is not used with --sweep-blocks (it times every shape of the document)");
+  std::string csv_path = g.csv;
+  if (g.sweep_blocks) {
+    if (g.out_prefix.empty()) throw InputError("", "--sweep-blocks", "needs --out-prefix P (writes P.csv, P.json and figures)");
+    if (!g.csv.empty()) throw InputError("", "--csv", "is not used with --sweep-blocks (it writes P.csv of --out-prefix P)");
+    csv_path = g.out_prefix + ".csv";
+    cli::check_output_prefix(g.out_prefix, "--out-prefix", {".csv", ".json"});
+  } else if (!g.out_prefix.empty()) {
+    throw InputError("", "--out-prefix", "is for --sweep-blocks; a plain bench takes --csv");
+  } else if (!csv_path.empty()) {
+    cli::check_output_file(csv_path, "--csv");
+  }
+  GibbsRun run(g.knobs, gpu);  // refuses bad knobs before any timing
+  std::vector<std::string> strategies = g.strategies;
+  if (strategies.empty())
+    strategies = g.sweep_blocks ? std::vector<std::string>{"gibbs-blog"}
+                 : gpu          ? std::vector<std::string>{"gibbs-deep", "gibbs-groups", "gibbs-blog"}
+                                : std::vector<std::string>{"gibbs-cpu"};
+  for (const std::string& s : strategies) run.set_strategy(s);  // names checked up front
+  const GibbsSettings& st = run.settings();
+  const double sites = static_cast<double>(st.width) * st.height;
+  const bool extrapolated = sweeps != kFullSweeps;
+  const std::string gpu_name = gpu ? gpu_info().name : "";
+  fmt::print("bench: workload gibbs {}x{}, gamma {}, lambda {} ({} map{}), thinning {}, {} sweeps timed per repeat, "
+             "{} repeats, {}\n",
+             st.width, st.height, st.gamma, st.lambda, kLambdaMapNames[static_cast<int>(st.lambda_map)],
+             st.lambda_map == LambdaMap::Gaussian ? fmt::format(", sigma {} x min(W,H)", st.decay_width) : "",
+             st.thinning, sweeps, repeat, gpu ? "GPU " + gpu_name + ", CUDA events" : "CPU, wall clock");
+  if (extrapolated)
+    fmt::print("full run = {} sweeps (1000 samples, thinning 500): s per full run extrapolated from {} sweeps ({:.3g} % "
+               "of it)\n",
+               kFullSweeps, sweeps, 100.0 * sweeps / kFullSweeps);
+  std::string csv = csv_header();
+  auto row_csv = [&](const std::string& strategy, const Shape& sh, const Stats& t) {
+    const double us = t.median * 1000.0 / sweeps;
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{}{}\n",
+                       strategy, sh.config(), sh.w, sh.h, sh.pad ? 1 : 0, sh.pad ? gibbs_doc_padding(sh.w) : 0,
+                       (sh.w * sh.h + 31) / 32, st.width, st.height, sweeps, repeat, t.median, t.mean, t.sd,
+                       t.median * kFullSweeps / sweeps / 1000.0, t.mean * kFullSweeps / sweeps / 1000.0,
+                       t.sd * kFullSweeps / sweeps / 1000.0, us, sites / (us * 1000.0), extrapolated ? 1 : 0,
+                       doc_cells(sh.config()));
+  };
+  if (!g.sweep_blocks) {
+    fmt::print("{:<14} {:>9} {:>12} {:>14} {:>12} {:>10} {:>14}\n", "strategy", "block", "median ms",
+               extrapolated ? "s/full run*" : "s/full run", "us/sweep", "updates/ns", "doc H100 32x4");
+    for (const std::string& s : strategies) {
+      const Stats t = stats(time_runs(run, s, shape, sweeps, repeat));
+      const double us = t.median * 1000.0 / sweeps;
+      fmt::print("{:<14} {:>9} {:>12.3f} {:>14.3f} {:>12.3f} {:>10.1f} {:>14}\n", s, shape.config(), t.median,
+                 us * kFullSweeps * 1e-6, us, sites / (us * 1000.0), "69.310 s");
+      std::fflush(stdout);
+      row_csv(s, shape, t);
+    }
+    if (extrapolated) fmt::print("* extrapolated from {} sweeps\n", sweeps);
+    if (!csv_path.empty()) {
+      write_new_text_file(csv_path, csv);
+      fmt::print("wrote {}\n", csv_path);
+    }
+    return;
+  }
+  // --sweep-blocks: Fig 19's layout, ours beside the document's H100 column.
+  for (const std::string& s : strategies) {
+    struct Row {
+      Shape sh;
+      Stats full;  // s per full run
+    };
+    std::vector<Row> rows;
+    const std::vector<Shape> shapes = doc_shapes();
+    size_t k = 0;
+    for (const Shape& sh : shapes) {
+      std::vector<double> ms = time_runs(run, s, sh, sweeps, repeat);
+      const Stats t = stats(ms);
+      row_csv(s, sh, t);
+      for (double& v : ms) v = v * kFullSweeps / sweeps / 1000.0;
+      rows.push_back({sh, stats(ms)});
+      std::fprintf(stderr, "\rsweep-blocks %s: %zu/%zu shapes", s.c_str(), ++k, shapes.size());
+    }
+    std::fprintf(stderr, "\n");
+    std::vector<Row> sorted = rows;
+    std::sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.full.mean < b.full.mean; });
+    fmt::print("\n{} on {} — the document's Fig 19 layout (s per full run, mean ± sd over {} repeats{})\n", s,
+               gpu ? gpu_name : "the CPU", repeat, extrapolated ? fmt::format(", extrapolated from {} sweeps", sweeps) : "");
+    fmt::print("{:>4} {:>9} {:>22} {:>20}   {:>9} {:>18}\n", "rank", "config", "ours (s)", "doc H100, same config",
+               "doc rank", "doc H100 (s)");
+    std::vector<double> ours, docs;
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      const std::string cfg = sorted[i].sh.config();
+      const DocRow* d = doc_find(kDocH100, cfg);
+      const DocRow& dr = kDocH100[i];
+      fmt::print("{:>4} {:>9} {:>22} {:>20}   {:>9} {:>18}\n", i + 1, cfg,
+                 fmt::format("{:.4f} ± {:.4f}", sorted[i].full.mean, sorted[i].full.sd),
+                 d ? fmt::format("{:.3f}", d->mean) : "-", dr.config, fmt::format("{:.3f} ± {:.3f}", dr.mean, dr.sd));
+      if (d) {
+        ours.push_back(sorted[i].full.mean);
+        docs.push_back(d->mean);
+      }
+    }
+    const double spread_ours = sorted.back().full.mean / sorted.front().full.mean - 1.0;
+    fmt::print("spread (slowest / fastest − 1): ours {:.1f} %, document's H100 {:.1f} %; Spearman rank correlation of "
+               "the orderings {:.3f}\n",
+               100 * spread_ours, 100 * (kDocH100[37].mean / kDocH100[0].mean - 1.0), spearman(ours, docs));
+    std::fflush(stdout);
+  }
+  write_new_text_file(csv_path, csv);
+  FigureMetadata m;
+  m.kind = "gibbs-blocks";
+  m.subcommand = "bench --workload gibbs --sweep-blocks";
+  m.redoes = "poisson-ising-gibbs-cupy, Figs 15-19";
+  m.context = fmt::format("{}x{}, gamma {}, lambda {} {}, {} sweeps x {} repeats", st.width, st.height, st.gamma,
+                          st.lambda, kLambdaMapNames[static_cast<int>(st.lambda_map)], sweeps, repeat);
+  m.gpu = gpu_name;
+  m.units = {{"median_ms", "ms"}, {"mean_ms", "ms"}, {"sd_ms", "ms"}, {"s_full_median", "s"}, {"s_full_mean", "s"},
+             {"s_full_sd", "s"}, {"us_per_sweep", "us"}, {"site_updates_per_ns", "1/ns"}, {"doc_v100_s", "s"},
+             {"doc_a100_s", "s"}, {"doc_h100_s", "s"}, {"doc_v100_sd", "s"}, {"doc_a100_sd", "s"}, {"doc_h100_sd", "s"}};
+  write_figure_metadata(csv_path, m);
+  fmt::print("wrote {} and {}\n", csv_path, figure_metadata_path(csv_path));
+  draw_figures(csv_path);
+}
+
+}  // namespace mv

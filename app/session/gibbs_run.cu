@@ -1,0 +1,433 @@
+// The gibbs workload's live run (app/session/gibbs_run.h).
+#include "app/session/gibbs_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "app/session/gibbs_cpu.h"
+#include "app/session/params_report.h"
+#include "base/cuda_check.h"
+#include "base/errors.h"
+#include "render/tonemap.h"
+#include "sched/lattice/checkerboard_sweep.cuh"
+
+namespace mv {
+
+namespace {
+
+const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
+
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kBlog = 2, kCpu = 3 };
+const std::vector<std::string>& all_strategy_names() {
+  static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-blog", "gibbs-cpu"};
+  return names;
+}
+
+/// Params over GibbsSettings that also refuse combinations (GibbsSettings::validate) and then change nothing.
+class GibbsParams : public Params {
+ public:
+  explicit GibbsParams(GibbsSettings& s) : s_(s), bound_(gibbs_params(), s) {}
+  const std::vector<ParamSpec>& specs() const override { return bound_.specs(); }
+  double get(size_t i) const override { return bound_.get(i); }
+  void set(size_t i, double v) override {
+    const GibbsSettings before = s_;
+    bound_.set(i, v);
+    try {
+      s_.validate();
+    } catch (...) {
+      s_ = before;
+      throw;
+    }
+  }
+
+ private:
+  GibbsSettings& s_;
+  BoundParams<GibbsSettings> bound_;
+};
+
+bool model_differs(const GibbsSettings& a, const GibbsSettings& b) {
+  return a.width != b.width || a.height != b.height || a.gamma != b.gamma || a.lambda != b.lambda ||
+         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed;
+}
+
+__global__ void accumulate_kernel(const uint8_t* x, uint32_t* sum, size_t n) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) sum[i] += x[i];
+}
+
+/// RGBA of view `view`: 0 sample (x / X), 1 mean (sum / kept / X), 2 λ (λ / λ_max).
+__global__ void colour_kernel(int view, const uint8_t* x, const uint32_t* sum, const float* lam, uint32_t* rgba,
+                              size_t n, float x_scale, float mean_scale, float lambda_scale) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float t = view == 0 ? x[i] * x_scale : view == 1 ? sum[i] * mean_scale : lam[i] * lambda_scale;
+  rgba[i] = pack_rgba8(heat_color(t));
+}
+
+uint32_t colour_cpu(float t) { return pack_rgba8(heat_color(t)); }
+
+}  // namespace
+
+// ---- settings ----
+
+const ParamTable<GibbsSettings>& gibbs_params() {
+  static const ParamTable<GibbsSettings> table = [] {
+    using S = GibbsSettings;
+    ParamTable<S> t;
+    t.add(make_param("width", ParamKind::Int, 8, 8192, "lattice width in sites (a multiple of 8)", kSource), &S::width)
+        .add(make_param("height", ParamKind::Int, 2, 8192, "lattice height in sites", kSource), &S::height)
+        .add(make_param("gamma", ParamKind::Real, 0, 10, "interaction coefficient γ (restarts the chain)",
+                        "poisson-ising-gibbs-cupy, The Poisson-Ising Model"),
+             &S::gamma)
+        .add(make_param("lambda", ParamKind::Real, 1e-6, kPoissonIsingMaxLambda,
+                        "Poisson rate λ, the peak of the Gaussian map (restarts the chain)",
+                        "poisson-ising-gibbs-cupy, The Poisson-Ising Model"),
+             &S::lambda)
+        .add(make_param("lambda-map", ParamKind::Choice, 0, 0,
+                        "λ over the lattice: uniform, or a Gaussian decay from the centre", kSource, "", 0,
+                        {kLambdaMapNames[0], kLambdaMapNames[1]}),
+             &S::lambda_map)
+        .add(make_param("decay-width", ParamKind::Real, 0.01, 10,
+                        "Gaussian map: σ as a fraction of min(width, height)", "", "lambda-map=gaussian"),
+             &S::decay_width)
+        .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
+        .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
+                        "poisson-ising-gibbs-cupy, Shared memory"),
+             &S::block_width)
+        .add(make_param("block-height", ParamKind::Int, 1, 1024, "threads per block in y (grid configuration)",
+                        "poisson-ising-gibbs-cupy, Shared memory"),
+             &S::block_height)
+        .add(make_param("padding", ParamKind::Bool, 0, 1,
+                        "gibbs-blog: pad shared-memory rows against bank conflicts (+6 at width 8, +2 at width 4)",
+                        "poisson-ising-gibbs-cupy, Bank conflicts"),
+             &S::padding)
+        .add(make_param("thinning", ParamKind::Int, 1, 1000000, "keep every n-th sweep for the running mean",
+                        "poisson-ising-gibbs-cupy, Gibbs Sampling"),
+             &S::thinning)
+        .add(make_param("tile-width", ParamKind::Int, 8, 1024, "gibbs-deep: tile interior width (a multiple of 8)",
+                        "", "", kParamAdvanced),
+             &S::tile_width)
+        .add(make_param("tile-height", ParamKind::Int, 1, 1024, "gibbs-deep: tile interior height", "", "",
+                        kParamAdvanced),
+             &S::tile_height)
+        .add(make_param("sweeps-per-launch", ParamKind::Int, 1, 32, "gibbs-deep: sweeps per launch (halo 2 × this)",
+                        "", "", kParamAdvanced),
+             &S::sweeps_per_launch);
+    return t;
+  }();
+  return table;
+}
+
+int gibbs_doc_padding(int block_width) { return block_width == 8 ? 6 : block_width == 4 ? 2 : 0; }
+
+void GibbsSettings::validate() const {
+  gibbs_params().check(*this);
+  if (width % 8 != 0)
+    throw InputError("", "--width", "must be a multiple of 8 in [8, 8192], got " + std::to_string(width));
+  if (block_width * block_height > 1024)
+    throw InputError("", "--block-width", "block-width × block-height must be at most 1024 threads, got " +
+                                              std::to_string(block_width) + " × " + std::to_string(block_height));
+  if (tile_width % 8 != 0)
+    throw InputError("", "--tile-width", "must be a multiple of 8 in [8, 1024], got " + std::to_string(tile_width));
+  DeepTileShape shape{tile_width, tile_height, sweeps_per_launch};
+  if (shape.smem_bytes() > 48 * 1024)
+    throw InputError("", "--tile-width", "the gibbs-deep tile with its halo, (tile-width + 2·halo) × (tile-height + "
+                                         "2·halo) bytes, must fit 48 KiB, got " + std::to_string(shape.smem_bytes()));
+}
+
+// ---- device state ----
+
+struct GibbsRun::Device {
+  DeviceBuffer<float> lambda, weights, inv, u;
+  DeviceBuffer<uint8_t> xmax, x, x2;
+  DeviceBuffer<uint32_t> sum, rgba;
+  DeviceBuffer<int> img, padded;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Device() {
+    MV_CUDA_CHECK(cudaEventCreate(&start));
+    MV_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~Device() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+  PoissonIsingRule rule(const PoissonIsingTables& t) {
+    PoissonIsingRule r;
+    r.lambda = lambda.data();
+    r.xmax = xmax.data();
+    r.weights = weights.data();
+    r.inv = inv.data();
+    r.X = t.X;
+    r.gamma = static_cast<float>(t.gamma);
+    return r;
+  }
+};
+
+GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
+  params_ = std::make_unique<GibbsParams>(s_);
+  params_->apply(knobs);
+  s_.validate();
+  if (gpu_) d_ = std::make_unique<Device>();
+  strategy_ = gpu_ ? kDeep : kCpu;
+  start();
+}
+
+GibbsRun::~GibbsRun() = default;
+
+std::vector<std::string> GibbsRun::strategies() const {
+  if (gpu_) return all_strategy_names();
+  return {all_strategy_names()[kCpu]};
+}
+
+std::string GibbsRun::strategy() const { return all_strategy_names()[strategy_]; }
+
+void GibbsRun::set_strategy(const std::string& name) {
+  const auto& names = all_strategy_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  const size_t id = static_cast<size_t>(it - names.begin());
+  if (it == names.end() || (!gpu_ && id != kCpu)) {
+    std::string list;
+    for (const std::string& n : strategies()) list += (list.empty() ? "" : ", ") + n;
+    throw InputError("", "--strategy", "must be one of " + list + ", got \"" + name + "\"");
+  }
+  strategy_ = id;  // the chain lives in d_->x (GPU run) or hx_ (CPU run) whatever the strategy
+}
+
+bool GibbsRun::restarts(const std::string& name) const {
+  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed"})
+    if (name == n) return true;
+  return false;
+}
+
+void GibbsRun::restart() {
+  s_.validate();
+  start();
+}
+
+void GibbsRun::ensure_current() {
+  if (model_differs(s_, started_)) start();
+}
+
+void GibbsRun::start() {
+  make_lambda_map(s_.lambda_map, s_.lambda, s_.decay_width, s_.width, s_.height, lambda_, xmax_);
+  const int X = *std::max_element(xmax_.begin(), xmax_.end());
+  tables_ = make_poisson_ising_tables(s_.gamma, X);
+  const size_t n = static_cast<size_t>(s_.width) * s_.height;
+  steps_ = kept_ = 0;
+  sweeps_per_ms_ = 0.0;
+  last_rate_sweeps_per_s_ = 0.0;
+  if (gpu_) {
+    Device& d = *d_;
+    d.lambda.upload(lambda_);
+    d.xmax.upload(xmax_);
+    d.weights.upload(tables_.weights);
+    d.inv.upload(tables_.inv);
+    d.x.resize(n);
+    d.x2.resize(n);
+    d.sum.resize(n);
+    d.sum.zero();
+    const dim3 block(32, 8), grid((s_.width + 31) / 32, (s_.height + 7) / 8);
+    lattice_initial_kernel<<<grid, block>>>(d.rule(tables_), d.x.data(), s_.width, s_.height,
+                                            static_cast<uint32_t>(s_.seed));
+    MV_CUDA_CHECK_LAUNCH();
+    MV_CUDA_CHECK(cudaDeviceSynchronize());
+  } else {
+    hx_.assign(n, 0);
+    hsum_.assign(n, 0);
+    PoissonIsingRule r{lambda_.data(), xmax_.data(), tables_.weights.data(), tables_.inv.data(), tables_.X,
+                       static_cast<float>(s_.gamma)};
+    gibbs_initial_cpu(r, hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
+  }
+  started_ = s_;
+}
+
+void GibbsRun::sweep_cpu(uint32_t first, uint32_t n) {
+  PoissonIsingRule r{lambda_.data(), xmax_.data(), tables_.weights.data(), tables_.inv.data(), tables_.X,
+                     static_cast<float>(s_.gamma)};
+  if (!gpu_) {
+    gibbs_sweeps_cpu(r, hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
+    return;
+  }
+  // The CPU reference on a GPU run: the chain goes down and back up.
+  std::vector<uint8_t> x = state();
+  gibbs_sweeps_cpu(r, x.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
+  d_->x.upload(x);
+}
+
+void GibbsRun::sweeps_gpu(uint32_t first, uint32_t n) {
+  Device& d = *d_;
+  const PoissonIsingRule rule = d.rule(tables_);
+  const int W = s_.width, H = s_.height;
+  const uint32_t seed = static_cast<uint32_t>(s_.seed);
+  if (strategy_ == kGroups) {
+    const dim3 block(s_.block_width, s_.block_height);
+    const dim3 grid((W / 8 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
+    for (uint32_t s = first; s != first + n; ++s)
+      for (int c = 0; c < 2; ++c) {
+        sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, seed, s, c);
+        MV_CUDA_CHECK_LAUNCH();
+      }
+  } else if (strategy_ == kDeep) {
+    const int threads = s_.block_width * s_.block_height;
+    for (uint32_t done = 0; done < n;) {
+      DeepTileShape shape{s_.tile_width, s_.tile_height,
+                          static_cast<int>(std::min<uint32_t>(n - done, static_cast<uint32_t>(s_.sweeps_per_launch)))};
+      const dim3 grid((W + shape.tw - 1) / shape.tw, (H + shape.th - 1) / shape.th);
+      deep_tile_kernel<<<grid, threads, shape.smem_bytes()>>>(rule, d.x.data(), d.x2.data(), W, H, seed, first + done,
+                                                              shape);
+      MV_CUDA_CHECK_LAUNCH();
+      std::swap(d.x, d.x2);
+      done += static_cast<uint32_t>(shape.sweeps);
+    }
+  } else {  // kBlog
+    const size_t cells = static_cast<size_t>(W) * H;
+    d.img.resize(cells);
+    d.padded.resize(static_cast<size_t>(W + 2) * (H + 2));
+    d.u.resize(static_cast<size_t>(H) * ((W + 1) / 2));
+    const int blocks1 = static_cast<int>((cells + 255) / 256);
+    blog_from_u8_kernel<<<blocks1, 256>>>(d.x.data(), d.img.data(), cells);
+    MV_CUDA_CHECK_LAUNCH();
+    const dim3 pb(32, 8), pg((W + 2 + 31) / 32, (H + 2 + 7) / 8);
+    blog_pad_kernel<<<pg, pb>>>(d.img.data(), nullptr, d.padded.data(), W, H);
+    MV_CUDA_CHECK_LAUNCH();
+    const int pad = s_.padding ? gibbs_doc_padding(s_.block_width) : 0;
+    const dim3 block(s_.block_width, s_.block_height);
+    const dim3 grid(((W + 1) / 2 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
+    const size_t smem = static_cast<size_t>(2 * block.x + 2 + pad) * (block.y + 2) * sizeof(int);
+    const dim3 ub(256), ug(((W + 1) / 2 + 255) / 256, H);
+    for (uint32_t s = first; s != first + n; ++s)
+      for (int c = 0; c < 2; ++c) {
+        blog_fill_uniforms_kernel<<<ug, ub>>>(d.u.data(), W, H, seed, s, c);
+        MV_CUDA_CHECK_LAUNCH();
+        blog_sample_kernel<<<grid, block, smem>>>(rule, d.padded.data(), d.u.data(), d.img.data(), W, H, c, pad);
+        MV_CUDA_CHECK_LAUNCH();
+        blog_pad_kernel<<<pg, pb>>>(d.img.data(), nullptr, d.padded.data(), W, H);
+        MV_CUDA_CHECK_LAUNCH();
+      }
+    blog_to_u8_kernel<<<blocks1, 256>>>(d.img.data(), d.x.data(), cells);
+    MV_CUDA_CHECK_LAUNCH();
+  }
+}
+
+void GibbsRun::keep_sample() {
+  ++kept_;
+  const size_t n = static_cast<size_t>(s_.width) * s_.height;
+  if (gpu_) {
+    accumulate_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_->x.data(), d_->sum.data(), n);
+    MV_CUDA_CHECK_LAUNCH();
+  } else {
+    for (size_t i = 0; i < n; ++i) hsum_[i] += hx_[i];
+  }
+}
+
+double GibbsRun::run_sweeps(uint64_t sweeps) {
+  s_.validate();
+  ensure_current();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (gpu_ && strategy_ != kCpu) MV_CUDA_CHECK(cudaEventRecord(d_->start));
+  uint64_t done = 0;
+  while (done < sweeps) {
+    const uint64_t to_keep = s_.thinning - steps_ % s_.thinning;
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({sweeps - done, to_keep, 1u << 30}));
+    const uint32_t first = static_cast<uint32_t>(steps_);
+    if (!gpu_ || strategy_ == kCpu) sweep_cpu(first, n);
+    else sweeps_gpu(first, n);
+    steps_ += n;
+    done += n;
+    if (steps_ % s_.thinning == 0) keep_sample();
+  }
+  double ms;
+  if (gpu_ && strategy_ != kCpu) {
+    MV_CUDA_CHECK(cudaEventRecord(d_->stop));
+    MV_CUDA_CHECK(cudaEventSynchronize(d_->stop));
+    float f = 0.f;
+    MV_CUDA_CHECK(cudaEventElapsedTime(&f, d_->start, d_->stop));
+    ms = f;
+  } else {
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (sweeps > 0 && ms > 0.0) {
+    sweeps_per_ms_ = sweeps / ms;
+    last_rate_sweeps_per_s_ = sweeps_per_ms_ * 1000.0;
+  }
+  return ms;
+}
+
+uint64_t GibbsRun::advance(double budget_ms) {
+  s_.validate();
+  ensure_current();
+  uint64_t ran = 0;
+  double spent = 0.0;
+  uint64_t total_sweeps = 0;
+  double total_ms = 0.0;
+  do {
+    uint64_t n = 1;
+    if (sweeps_per_ms_ > 0.0)
+      n = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor((budget_ms - spent) * sweeps_per_ms_)));
+    const double ms = run_sweeps(n);
+    spent += ms;
+    ran += n;
+    total_sweeps += n;
+    total_ms += ms;
+  } while (spent < 0.8 * budget_ms);
+  if (total_ms > 0.0) {
+    sweeps_per_ms_ = total_sweeps / total_ms;
+    last_rate_sweeps_per_s_ = sweeps_per_ms_ * 1000.0;
+  }
+  return ran;
+}
+
+std::vector<uint8_t> GibbsRun::state() const {
+  if (!gpu_) return hx_;
+  std::vector<uint8_t> x(d_->x.size());
+  d_->x.download(x.data(), x.size());
+  MV_CUDA_CHECK(cudaDeviceSynchronize());
+  return x;
+}
+
+void GibbsRun::image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, uint32_t& height) {
+  if (view >= views().size()) throw std::out_of_range("gibbs: view index " + std::to_string(view));
+  ensure_current();
+  width = static_cast<uint32_t>(s_.width);
+  height = static_cast<uint32_t>(s_.height);
+  const size_t n = static_cast<size_t>(width) * height;
+  rgba.resize(n);
+  const float x_scale = 1.f / static_cast<float>(std::max(1, tables_.X));
+  const float mean_scale = kept_ ? x_scale / static_cast<float>(kept_) : 0.f;
+  const float lmax = *std::max_element(lambda_.begin(), lambda_.end());
+  const float lambda_scale = lmax > 0.f ? 1.f / lmax : 1.f;
+  const int v = view == 1 && kept_ == 0 ? 0 : static_cast<int>(view);  // no sample kept yet: the current one
+  if (gpu_) {
+    Device& d = *d_;
+    d.rgba.resize(n);
+    colour_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(v, d.x.data(), d.sum.data(), d.lambda.data(),
+                                                                  d.rgba.data(), n, x_scale, mean_scale, lambda_scale);
+    MV_CUDA_CHECK_LAUNCH();
+    d.rgba.download(rgba.data(), n);
+    MV_CUDA_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    rgba[i] = colour_cpu(v == 0 ? hx_[i] * x_scale : v == 1 ? hsum_[i] * mean_scale : lambda_[i] * lambda_scale);
+}
+
+nlohmann::json GibbsRun::report() const {
+  nlohmann::json j;
+  j["workload"] = workload();
+  j["strategy"] = strategy();
+  j["steps"] = steps_;
+  j["sweeps"] = steps_;
+  j["kept_samples"] = kept_;
+  j["device"] = gpu_ ? "gpu" : "cpu";
+  j["knobs"] = params_json(*params_);
+  j["x_max"] = tables_.X;
+  j["sweeps_per_s"] = last_rate_sweeps_per_s_;
+  j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
+  std::vector<uint64_t> hist(static_cast<size_t>(tables_.X) + 1, 0);
+  for (uint8_t v : state()) ++hist[std::min<size_t>(v, hist.size() - 1)];
+  j["histogram"] = hist;
+  return j;
+}
+
+}  // namespace mv

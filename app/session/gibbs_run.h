@@ -1,0 +1,106 @@
+// The Poisson-Ising Gibbs sampler as a live lattice workload ("gibbs"): the model of
+// render/lattice/poisson_ising.h, swept by the checkerboard kernels of sched/lattice/checkerboard_sweep.cuh
+// or by the CPU reference of sched/lattice/checkerboard_sweep.h, after the source document
+// "Poisson-Icing: Gibbs sampling with a GPU using CuPy" (../shared/papers/poisson-ising-gibbs-cupy.txt).
+//
+// Strategies (GPU run): "gibbs-deep" (several sweeps per launch on shared-memory tiles with deep halos),
+// "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-blog" (the
+// document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
+// one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
+// reference). gibbs-deep, gibbs-groups and gibbs-cpu give identical bits for the same seed; gibbs-blog
+// samples the same chain law with other roundings. A CPU run (no GPU) has gibbs-cpu only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/session/lattice_run.h"
+#include "base/device_buffer.h"
+#include "base/params.h"
+#include "render/lattice/poisson_ising.h"
+
+namespace mv {
+
+/// The gibbs workload's knobs (gibbs_params()). Model knobs restart the chain; grid-configuration knobs
+/// (block shape, padding, tile, sweeps per launch, thinning) keep it.
+struct GibbsSettings {
+  int width = 2048, height = 2048;  ///< lattice size (width a multiple of 8)
+  double gamma = 0.8;               ///< interaction coefficient γ ≥ 0
+  double lambda = 0.9;              ///< Poisson rate λ (the peak of the Gaussian map)
+  LambdaMap lambda_map = LambdaMap::Gaussian;
+  double decay_width = 0.25;        ///< Gaussian σ as a fraction of min(width, height)
+  int seed = 1;
+  int block_width = 32, block_height = 4;  ///< threads per block (the document's best on the H100: 32 × 4)
+  bool padding = false;             ///< the document's shared-memory row padding (+6 at width 8, +2 at width 4)
+  int thinning = 500;               ///< keep every thinning-th sweep for the running mean
+  int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
+  int sweeps_per_launch = 4;        ///< gibbs-deep: sweeps per launch (halo 2 · this)
+
+  /// Throws InputError("", "--name", …) for a combination the table alone cannot refuse: width not a
+  /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 48 KiB of shared memory.
+  void validate() const;
+};
+
+/// The table of GibbsSettings (base/params.h).
+const ParamTable<GibbsSettings>& gibbs_params();
+/// The document's shared-memory padding for block width bw (ints per row): 6 at 8, 2 at 4, else 0.
+int gibbs_doc_padding(int block_width);
+
+/// The gibbs workload's live run.
+class GibbsRun : public LatticeRun {
+ public:
+  /// Throws InputError for a bad knob, CudaError when `gpu` and a CUDA call fails.
+  GibbsRun(const ParamValues& knobs, bool gpu);
+  ~GibbsRun() override;
+
+  std::string workload() const override { return "gibbs"; }
+  std::string strategy() const override;
+  std::vector<std::string> strategies() const override;
+  void set_strategy(const std::string& name) override;
+  Params& params() override { return *params_; }
+  bool restarts(const std::string& name) const override;
+  void restart() override;
+  uint64_t advance(double budget_ms) override;
+  uint64_t steps() const override { return steps_; }
+  std::vector<std::string> views() const override { return {"sample", "mean", "lambda"}; }
+  void image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, uint32_t& height) override;
+  nlohmann::json report() const override;
+
+  /// Runs exactly `sweeps` sweeps with the current strategy (keeping every thinning-th for the mean) and
+  /// returns their time in ms (CUDA events on the GPU, the wall clock on the CPU). The bench's clock.
+  double run_sweeps(uint64_t sweeps);
+  /// The lattice now (row-major uint8, width × height).
+  std::vector<uint8_t> state() const;
+  /// Samples kept for the running mean.
+  uint64_t kept() const { return kept_; }
+  bool gpu() const { return gpu_; }
+  const GibbsSettings& settings() const { return s_; }
+
+ private:
+  void start();                    // (re)builds the model and the initial state from s_
+  void sweep_cpu(uint32_t first, uint32_t n);
+  void sweeps_gpu(uint32_t first, uint32_t n);
+  void keep_sample();
+  void ensure_current();          // applies knob changes: restart when a model knob changed
+
+  bool gpu_;
+  size_t strategy_ = 0;
+  GibbsSettings s_, started_;
+  std::unique_ptr<Params> params_;
+  PoissonIsingTables tables_;
+  std::vector<float> lambda_;
+  std::vector<uint8_t> xmax_;
+  std::vector<uint8_t> hx_;        // CPU run: the lattice
+  std::vector<uint32_t> hsum_;     // CPU run: the sum of kept samples
+  uint64_t steps_ = 0, kept_ = 0;
+  double sweeps_per_ms_ = 0.0;     // measured rate (0: unknown)
+  double last_rate_sweeps_per_s_ = 0.0;
+  struct Device;
+  std::unique_ptr<Device> d_;
+};
+
+}  // namespace mv

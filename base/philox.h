@@ -1,0 +1,45 @@
+// Philox4x32-10, the counter-based random number generator of Salmon, Moraes, Dror and Shaw, "Parallel
+// random numbers: as easy as 1, 2, 3" (SC 2011, §3 and Table 2): ten rounds of a 4×32-bit
+// multiply-hi/lo bijection keyed by a 2×32-bit key. Every output block is a pure function of (counter,
+// key), so the CPU and the GPU draw the same bits for the same counter wherever and in whatever order the
+// draw runs. Integer-only: identical on every compiler and device.
+#pragma once
+
+#include "base/common.h"
+
+namespace mv {
+
+struct Philox4x32 {
+  uint32_t v[4];
+};
+
+/// One Philox4x32-10 block: 4 random words from the 128-bit counter (c0..c3) and the 64-bit key (k0, k1).
+MV_HD MV_INLINE Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
+                                         uint32_t k1) {
+  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // multipliers (Salmon et al. 2011, Table 2)
+  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < 10; ++r) {
+    const uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
+    const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
+    const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+    const uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+    k0 += kW0;
+    k1 += kW1;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+/// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: k · 2^-24).
+MV_HD MV_INLINE float uniform_from_bits(uint32_t bits) {
+  return static_cast<float>(bits >> 8) * (1.f / 16777216.f);
+}
+
+}  // namespace mv

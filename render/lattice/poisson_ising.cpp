@@ -1,0 +1,88 @@
+// The Poisson-Ising model's tables, exact CPMF and λ maps (render/lattice/poisson_ising.h).
+#include "render/lattice/poisson_ising.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/errors.h"
+
+namespace mv {
+
+namespace {
+void check_gamma(double gamma) {
+  if (!std::isfinite(gamma) || gamma < 0.0)
+    throw InputError("", "--gamma", "must be a finite number ≥ 0, got " + std::to_string(gamma));
+}
+void check_lambda(double lambda) {
+  if (!(lambda > 0.0) || !(lambda <= kPoissonIsingMaxLambda))
+    throw InputError("", "--lambda", "must be a number in (0, 16], got " + std::to_string(lambda));
+}
+}  // namespace
+
+PoissonIsingTables make_poisson_ising_tables(double gamma, int X) {
+  check_gamma(gamma);
+  if (X < 1 || X > 36) throw InputError("", "x_max", "must be in [1, 36], got " + std::to_string(X));
+  PoissonIsingTables t;
+  t.X = X;
+  t.gamma = gamma;
+  t.weights.assign(5 * t.k_stride(), 0.f);
+  for (int k = 0; k <= 4; ++k)
+    for (int S = 0; S <= 4 * X; ++S) {
+      double m = -1e300;
+      for (int x = 0; x <= X; ++x) m = std::max(m, -gamma * (double(k) * x * x - 2.0 * x * S));
+      float* row = t.weights.data() + k * t.k_stride() + S * t.s_stride();
+      for (int x = 0; x <= X; ++x)
+        row[x] = static_cast<float>(std::exp(-gamma * (double(k) * x * x - 2.0 * x * S) - m));
+    }
+  t.inv.assign(static_cast<size_t>(X) + 2, 0.f);
+  for (int x = 1; x <= X + 1; ++x) t.inv[x] = static_cast<float>(1.0 / x);
+  return t;
+}
+
+std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, double lambda, double gamma) {
+  check_lambda(lambda);
+  check_gamma(gamma);
+  const int xm = poisson_ising_xmax(static_cast<float>(lambda));
+  std::vector<double> logw(xm + 1);
+  for (int x = 0; x <= xm; ++x) {
+    double loss = 0.0;
+    for (int n : neighbours) loss += double(x - n) * (x - n);
+    logw[x] = x * std::log(lambda) - std::lgamma(x + 1.0) - gamma * loss;
+  }
+  const double m = *std::max_element(logw.begin(), logw.end());
+  double z = 0.0;
+  std::vector<double> p(xm + 1);
+  for (int x = 0; x <= xm; ++x) z += p[x] = std::exp(logw[x] - m);
+  for (double& v : p) v /= z;
+  return p;
+}
+
+void make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
+                     std::vector<float>& lambda_out, std::vector<uint8_t>& xmax_out) {
+  check_lambda(lambda);
+  if (map == LambdaMap::Gaussian && (!std::isfinite(decay_width) || !(decay_width > 0.0)))
+    throw InputError("", "--decay-width", "must be a finite number > 0, got " + std::to_string(decay_width));
+  if (width < 2 || height < 2)
+    throw InputError("", "--width", "the lattice must be at least 2 × 2, got " + std::to_string(width) + " × " +
+                                        std::to_string(height));
+  const size_t n = static_cast<size_t>(width) * height;
+  lambda_out.resize(n);
+  xmax_out.resize(n);
+  const double sigma = decay_width * std::min(width, height);
+  const double cx = 0.5 * (width - 1), cy = 0.5 * (height - 1);
+  for (int i = 0; i < height; ++i)
+    for (int j = 0; j < width; ++j) {
+      double l = lambda;
+      if (map == LambdaMap::Gaussian) {
+        const double r2 = (j - cx) * (j - cx) + (i - cy) * (i - cy);
+        l = lambda * std::exp(-r2 / (2.0 * sigma * sigma));
+      }
+      float lf = static_cast<float>(l);
+      if (!(lf > 0.f)) lf = 1e-30f;  // far tails: keep λ > 0 (x_max = 1, the site is almost surely 0)
+      const size_t k = static_cast<size_t>(i) * width + j;
+      lambda_out[k] = lf;
+      xmax_out[k] = static_cast<uint8_t>(std::max(1, poisson_ising_xmax(lf)));
+    }
+}
+
+}  // namespace mv

@@ -1,0 +1,87 @@
+// Checkerboard (red/black) heat-bath sweeps on a 2D lattice, as templates over the site rule (the model
+// lives in render/; sched/ sees only its draw()). The source document ("Poisson-Icing: Gibbs sampling
+// with a GPU using CuPy", ../shared/papers/poisson-ising-gibbs-cupy.txt, "Gibbs Sampling", Figs 4-5)
+// samples all sites of one colour at once — they are conditionally independent given the other colour —
+// then all sites of the other colour; one sweep is the two half-sweeps.
+//
+// A Rule provides (MV_HD):
+//   int draw(uint32_t site, int S, int k, float u) const;   // new value given k real neighbours summing to S
+//   int initial(uint32_t site, float u) const;              // the starting value
+// with site = row · width + col.
+//
+// The random numbers are counter-based (Philox4x32-10, base/philox.h), keyed by (seed, site, sweep,
+// colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh that uses
+// them compute identical bits. Colour of (row, col) = (row + col) mod 2; half-sweep c of sweep s updates
+// colour c, c = 0 first. Sites of one colour are numbered by pairs: q = row · P + col / 2 with
+// P = 4 ⌈width / 8⌉ pairs per row, and one Philox block serves the four sites q = 4g … 4g+3 (word q mod 4)
+// of counter (g, sweep, colour, 0) — four same-coloured sites of one row. The initial state uses sweep
+// 0xFFFFFFFF.
+//
+// Borders: a missing neighbour is left out (k < 4), the document's symmetric padding (its loss is zero).
+#pragma once
+
+#include <cstdint>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "base/common.h"
+#include "base/philox.h"
+
+namespace mv {
+
+inline constexpr uint32_t kLatticeInitialSweep = 0xFFFFFFFFu;
+inline constexpr uint32_t kLatticeKeyHi = 0x50495347u;  // second key word ("PISG")
+
+/// Pairs per row in the random-number numbering (a multiple of 4).
+MV_HD MV_INLINE uint32_t lattice_pairs_per_row(uint32_t width) { return 4u * ((width + 7u) / 8u); }
+
+/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2).
+MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep) {
+  const uint32_t q = row * lattice_pairs_per_row(width) + (col >> 1);
+  const Philox4x32 r = philox4x32_10(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi);
+  return uniform_from_bits(r.v[q & 3u]);
+}
+
+/// k and S of site (row, col) of a row-major uint8 lattice: its real neighbours' count and sum.
+MV_HD MV_INLINE void lattice_neighbours(const uint8_t* x, int width, int height, int row, int col, int& k, int& S) {
+  const size_t i = static_cast<size_t>(row) * width + col;
+  k = 0;
+  S = 0;
+  if (col > 0) { S += x[i - 1]; ++k; }
+  if (col + 1 < width) { S += x[i + 1]; ++k; }
+  if (row > 0) { S += x[i - width]; ++k; }
+  if (row + 1 < height) { S += x[i + width]; ++k; }
+}
+
+/// The initial state on the CPU (TBB over rows).
+template <class Rule>
+void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed) {
+  tbb::parallel_for(tbb::blocked_range<int>(0, height), [&](const tbb::blocked_range<int>& rows) {
+    for (int r = rows.begin(); r != rows.end(); ++r)
+      for (int c = 0; c < width; ++c) {
+        const uint32_t i = static_cast<uint32_t>(r) * width + c;
+        x[i] = static_cast<uint8_t>(rule.initial(i, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+      }
+  });
+}
+
+/// `sweeps` full sweeps on the CPU reference (TBB over rows; each half-sweep is a parallel loop),
+/// numbered first_sweep, first_sweep + 1, …
+template <class Rule>
+void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t first_sweep,
+                             uint32_t sweeps) {
+  for (uint32_t s = first_sweep; s != first_sweep + sweeps; ++s)
+    for (int colour = 0; colour < 2; ++colour)
+      tbb::parallel_for(tbb::blocked_range<int>(0, height, 16), [&](const tbb::blocked_range<int>& rows) {
+        for (int r = rows.begin(); r != rows.end(); ++r)
+          for (int c = (r + colour) & 1; c < width; c += 2) {
+            int k, S;
+            lattice_neighbours(x, width, height, r, c, k, S);
+            const uint32_t i = static_cast<uint32_t>(r) * width + c;
+            x[i] = static_cast<uint8_t>(rule.draw(i, S, k, lattice_uniform(seed, width, r, c, s)));
+          }
+      });
+}
+
+}  // namespace mv

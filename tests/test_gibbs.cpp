@@ -1,0 +1,285 @@
+// The Poisson-Ising Gibbs sampler on the CPU: Philox, the CPMF (the source document's worked example), the
+// table-driven draw against the exact CPMF, the border's zero loss, the chain's stationary law on a 3 × 3
+// lattice against exact enumeration (χ²), bad inputs, and the LatticeRun contract of the gibbs workload.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "app/session/gibbs_run.h"
+#include "app/session/lattice_run.h"
+#include "base/errors.h"
+#include "base/philox.h"
+#include "render/lattice/poisson_ising.h"
+#include "sched/lattice/checkerboard_sweep.h"
+
+namespace mv {
+namespace {
+
+TEST(Gibbs, PhiloxMatchesTheKnownAnswers) {
+  // Known-answer vectors of Random123 (Salmon et al. 2011) for Philox4x32-10.
+  Philox4x32 a = philox4x32_10(0, 0, 0, 0, 0, 0);
+  EXPECT_EQ(a.v[0], 0x6627e8d5u);
+  EXPECT_EQ(a.v[1], 0xe169c58du);
+  EXPECT_EQ(a.v[2], 0xbc57ac4cu);
+  EXPECT_EQ(a.v[3], 0x9b00dbd8u);
+  Philox4x32 b = philox4x32_10(~0u, ~0u, ~0u, ~0u, ~0u, ~0u);
+  EXPECT_EQ(b.v[0], 0x408f276du);
+  EXPECT_EQ(b.v[1], 0x41c83b0eu);
+  EXPECT_EQ(b.v[2], 0xa20bc7c6u);
+  EXPECT_EQ(b.v[3], 0x6d5451fdu);
+  Philox4x32 c = philox4x32_10(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u);
+  EXPECT_EQ(c.v[0], 0xd16cfe09u);
+  EXPECT_EQ(c.v[1], 0x94fdccebu);
+  EXPECT_EQ(c.v[2], 0x5001e420u);
+  EXPECT_EQ(c.v[3], 0x24126ea1u);
+}
+
+TEST(Gibbs, CpmfMatchesTheDocumentsWorkedExample) {
+  // Neighbours {0, 2, 3, 4}, λ 0.9, γ 0.8: P(1) = 1.7 %, P(2) = 92.6 %, P(3) = 5.6 % in the document
+  // (exactly 1.695 %, 92.690 %, 5.614 %: within 0.1 percentage point of its rounding).
+  const std::vector<double> p = poisson_ising_cpmf({0, 2, 3, 4}, 0.9, 0.8);
+  ASSERT_EQ(p.size(), 7u);  // x_max(0.9) = ⌈0.9 + 5 √0.9⌉ = 6
+  EXPECT_NEAR(100 * p[1], 1.7, 0.1);
+  EXPECT_NEAR(100 * p[2], 92.6, 0.1);
+  EXPECT_NEAR(100 * p[3], 5.6, 0.1);
+  EXPECT_LT(p[0] + p[4] + p[5] + p[6], 1e-3);
+}
+
+/// The probability of each outcome of the table draw, by sweeping u over a fine grid.
+std::vector<double> draw_law(const PoissonIsingTables& t, int k, int S, float lambda, int xm) {
+  std::vector<double> f(xm + 1, 0.0);
+  const int n = 1 << 16;
+  for (int i = 0; i < n; ++i) {
+    const int x = poisson_ising_draw(t.row(k, S), t.inv.data(), lambda, xm, (i + 0.5f) / n);
+    EXPECT_GE(x, 0);
+    EXPECT_LE(x, xm);
+    f[x] += 1.0 / n;
+  }
+  return f;
+}
+
+TEST(Gibbs, TableDrawFollowsTheExactCpmf) {
+  for (double gamma : {0.0, 0.8, 3.0})
+    for (double lambda : {0.05, 0.9, 4.0}) {
+      const int xm = poisson_ising_xmax(static_cast<float>(lambda));
+      // The tables span the largest neighbour value (on a lattice: the largest x_max).
+      const PoissonIsingTables t = make_poisson_ising_tables(gamma, std::max(xm, 4));
+      for (const std::vector<int>& nb : std::vector<std::vector<int>>{{0, 2, 3, 4}, {1, 1, 0, 0}, {xm, xm, xm, xm}, {0, 0, 0, 0}}) {
+        int S = 0;
+        for (int v : nb) S += v;
+        const std::vector<double> exact = poisson_ising_cpmf(nb, lambda, gamma);
+        const std::vector<double> got = draw_law(t, 4, S, static_cast<float>(lambda), xm);
+        for (int x = 0; x <= xm; ++x)
+          EXPECT_NEAR(got[x], exact[x], 1e-4) << "γ " << gamma << " λ " << lambda << " S " << S << " x " << x;
+      }
+    }
+}
+
+TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
+  // A border site with three real neighbours: its law equals the full definition with the padded fourth
+  // neighbour equal to the site itself, whose (x − x)² is zero, and the sampler's k = 3 row draws it.
+  const double lambda = 0.9, gamma = 0.8;
+  const std::vector<int> real = {2, 3, 1};
+  const int xm = poisson_ising_xmax(static_cast<float>(lambda));
+  std::vector<double> padded(xm + 1);
+  double z = 0.0;
+  for (int x = 0; x <= xm; ++x) {
+    double loss = (x - x) * (x - x);  // the mirrored neighbour
+    for (int n : real) loss += double(x - n) * (x - n);
+    z += padded[x] = std::pow(lambda, x) / std::tgamma(x + 1.0) * std::exp(-gamma * loss);
+  }
+  const std::vector<double> three = poisson_ising_cpmf(real, lambda, gamma);
+  const PoissonIsingTables t = make_poisson_ising_tables(gamma, xm);
+  const std::vector<double> drawn = draw_law(t, 3, 6, static_cast<float>(lambda), xm);
+  for (int x = 0; x <= xm; ++x) {
+    EXPECT_NEAR(padded[x] / z, three[x], 1e-12);
+    EXPECT_NEAR(drawn[x], three[x], 1e-4);
+  }
+}
+
+/// χ² critical value at upper-tail probability 0.001 (z = 3.0902) by the Wilson–Hilferty approximation.
+double chi2_critical_0001(int df) {
+  const double z = 3.0902, a = 2.0 / (9.0 * df);
+  return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
+}
+
+TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
+  // 3 × 3 sites, x_max 1 everywhere but 2 at the centre (768 states), λ 1, γ 0.3: the joint law
+  // ∝ Π λˣ/x! · exp(−γ Σ_{edges} (xᵢ − xⱼ)²) by enumeration, against the CPU reference's states every
+  // 4th sweep over 200,000 sweeps (seed 7). χ² over cells with ≥ 5 expected, significance 0.001.
+  const int W = 3, H = 3;
+  const float lambda = 1.f;
+  const double gamma = 0.3;
+  std::vector<float> lam(9, lambda);
+  std::vector<uint8_t> xm(9, 1);
+  xm[4] = 2;
+  const PoissonIsingTables t = make_poisson_ising_tables(gamma, 2);
+  const PoissonIsingRule rule{lam.data(), xm.data(), t.weights.data(), t.inv.data(), t.X, static_cast<float>(gamma)};
+  auto code = [&](const std::vector<uint8_t>& x) {
+    int c = 0;
+    for (int i = 0; i < 9; ++i) c = c * 3 + x[i];
+    return c;
+  };
+  // Exact law.
+  std::map<int, double> exact;
+  double z = 0.0;
+  for (int m = 0; m < (1 << 8) * 3; ++m) {
+    std::vector<uint8_t> x(9);
+    int rest = m;
+    x[4] = static_cast<uint8_t>(rest % 3);
+    rest /= 3;
+    for (int i = 0, b = 0; i < 9; ++i)
+      if (i != 4) x[i] = static_cast<uint8_t>((rest >> b++) & 1);
+    double logw = 0.0;
+    for (int i = 0; i < 9; ++i) logw += x[i] * std::log(lambda) - std::lgamma(x[i] + 1.0);
+    for (int r = 0; r < H; ++r)
+      for (int c = 0; c < W; ++c) {
+        const int i = r * W + c;
+        if (c + 1 < W) logw -= gamma * (x[i] - x[i + 1]) * (x[i] - x[i + 1]);
+        if (r + 1 < H) logw -= gamma * (x[i] - x[i + W]) * (x[i] - x[i + W]);
+      }
+    const double w = std::exp(logw);
+    exact[code(x)] = w;
+    z += w;
+  }
+  for (auto& [k, v] : exact) v /= z;
+  // The chain.
+  std::vector<uint8_t> x(9);
+  const uint32_t seed = 7;
+  lattice_initial_cpu(rule, x.data(), W, H, seed);
+  std::map<int, double> count;
+  const int sweeps = 200000, thin = 4;
+  int samples = 0;
+  for (int s = 0; s < sweeps; s += thin) {
+    checkerboard_sweeps_cpu(rule, x.data(), W, H, seed, static_cast<uint32_t>(s), thin);
+    if (s >= 1000) {
+      count[code(x)] += 1;
+      ++samples;
+    }
+  }
+  double chi2 = 0.0, pooled_e = 0.0, pooled_o = 0.0;
+  int cells = 0;
+  for (const auto& [k, p] : exact) {
+    const double e = p * samples;
+    const double o = count.count(k) ? count[k] : 0.0;
+    if (e >= 5.0) {
+      chi2 += (o - e) * (o - e) / e;
+      ++cells;
+    } else {
+      pooled_e += e;
+      pooled_o += o;
+    }
+  }
+  if (pooled_e > 0.0) {
+    chi2 += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
+    ++cells;
+  }
+  ASSERT_GT(cells, 50);
+  EXPECT_LT(chi2, chi2_critical_0001(cells - 1)) << cells << " cells, " << samples << " samples";
+}
+
+ParamValues small_knobs() { return {{"width", "16"}, {"height", "8"}, {"thinning", "2"}}; }
+
+TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
+  auto refused = [](const ParamValues& knobs, const std::string& option) {
+    try {
+      GibbsRun run(knobs, false);
+      ADD_FAILURE() << "accepted " << option;
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(option), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  ParamValues k = small_knobs();
+  for (const char* bad : {"0", "-1", "nan", "NaN", "17"}) {
+    k["lambda"] = bad;
+    refused(k, "--lambda");
+  }
+  k = small_knobs();
+  k["gamma"] = "-0.5";
+  refused(k, "--gamma");
+  k = small_knobs();
+  k["block-width"] = "64";
+  k["block-height"] = "32";
+  refused(k, "--block-width");
+  k = small_knobs();
+  k["block-width"] = "0";
+  refused(k, "--block-width");
+  k = small_knobs();
+  k["width"] = "12";
+  refused(k, "--width");
+  EXPECT_THROW(make_poisson_ising_tables(std::nan(""), 4), InputError);
+  EXPECT_THROW(poisson_ising_cpmf({0}, 0.0, 0.8), InputError);
+}
+
+TEST(Gibbs, LatticeRunContractOnTheCpu) {
+  const LatticeWorkloadEntry* e = find_lattice_workload("gibbs");
+  ASSERT_NE(e, nullptr);
+  std::unique_ptr<LatticeRun> run = e->make(small_knobs(), false);
+  EXPECT_EQ(run->workload(), "gibbs");
+  EXPECT_EQ(run->strategy(), "gibbs-cpu");
+  EXPECT_THROW(run->set_strategy("gibbs-nope"), InputError);
+  EXPECT_EQ(run->steps(), 0u);
+  const uint64_t ran = run->advance(1.0);
+  EXPECT_GE(ran, 1u);
+  EXPECT_EQ(run->steps(), ran);
+  ASSERT_EQ(run->views(), (std::vector<std::string>{"sample", "mean", "lambda"}));
+  for (size_t v = 0; v < run->views().size(); ++v) {
+    std::vector<uint32_t> rgba;
+    uint32_t w = 0, h = 0;
+    run->image(v, rgba, w, h);
+    EXPECT_EQ(w, 16u);
+    EXPECT_EQ(h, 8u);
+    EXPECT_EQ(rgba.size(), 128u);
+  }
+  std::vector<uint32_t> rgba;
+  uint32_t w, h;
+  EXPECT_THROW(run->image(3, rgba, w, h), std::out_of_range);
+  const nlohmann::json r = run->report();
+  for (const char* key : {"workload", "strategy", "steps", "knobs", "sweeps", "sweeps_per_s", "site_updates_per_ns", "histogram"})
+    EXPECT_TRUE(r.contains(key)) << key;
+  uint64_t total = 0;
+  for (const auto& c : r["histogram"]) total += c.get<uint64_t>();
+  EXPECT_EQ(total, 128u);
+  EXPECT_EQ(r["knobs"]["block_width"], 32);
+  // Grid knobs keep the chain; model knobs restart it.
+  EXPECT_FALSE(run->restarts("block-width"));
+  EXPECT_FALSE(run->restarts("padding"));
+  EXPECT_TRUE(run->restarts("gamma"));
+  EXPECT_TRUE(run->restarts("lambda"));
+  Params& p = run->params();
+  p.set(p.find("block-width"), 8);
+  const uint64_t before = run->steps();
+  run->advance(0.5);
+  EXPECT_GT(run->steps(), before);
+  p.set(p.find("gamma"), 1.5);
+  const uint64_t ran2 = run->advance(0.5);
+  EXPECT_EQ(run->steps(), ran2);  // the chain restarted
+  run->restart();
+  EXPECT_EQ(run->steps(), 0u);
+  // A refused combination changes nothing.
+  p.set(p.find("block-width"), 64);
+  EXPECT_THROW(p.set(p.find("block-height"), 32), InputError);
+  EXPECT_EQ(p.get(p.find("block-height")), 4.0);
+}
+
+TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {
+  GibbsRun a(small_knobs(), false), b(small_knobs(), false);
+  a.run_sweeps(10);
+  b.run_sweeps(4);
+  b.run_sweeps(6);
+  EXPECT_EQ(a.state(), b.state());
+  EXPECT_EQ(a.kept(), 5u);
+  ParamValues k = small_knobs();
+  k["seed"] = "2";
+  GibbsRun c(k, false);
+  c.run_sweeps(10);
+  EXPECT_NE(a.state(), c.state());
+}
+
+}  // namespace
+}  // namespace mv
