@@ -1076,6 +1076,34 @@ TEST_F(Gui, ToyWorkloadRunsAndCapturesInTheGui) {
   EXPECT_EQ(j["image_checksum"], fmt::format("{:016x}", ref.checksum()));
 }
 
+// A lattice workload (app/session/lattice_run.h) in the viewer's lattice mode, scripted as a user would drive
+// the Lattice section: picked by name, its grid configuration switched live (the chain goes on), a view
+// chosen and captured with the run's report, a model setting restarting the chain, an unknown view refused
+// in the error window while the viewer runs on.
+TEST_F(Gui, LatticeWorkloadRunsLiveSwitchesItsGridAndCaptures) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 24 --smoke-at 2:workload=gibbs,2:width=64,2:height=64,8:block-width=16,"
+                          "10:lattice-view=mean,12:capture,14:gamma=0.5,16:lattice-view=nope,18:lattice-pause=on "
+                          "--capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  // The block shape is a grid setting: the chain keeps its sweeps. gamma is a model setting: step 0 again.
+  const std::string block = line_after(log, "lattice: Set block-width 16: now ");
+  ASSERT_FALSE(block.empty()) << log;
+  const size_t at = block.find(", step ");
+  ASSERT_NE(at, std::string::npos) << block;
+  EXPECT_GT(std::stoll(block.substr(at + 7)), 0) << "the block shape switch restarted the chain: " << block;
+  EXPECT_NE(line_after(log, "lattice: Set gamma 0.5: now ").find(", step 0,"), std::string::npos) << log;
+  EXPECT_NE(log.find("lattice-view: \"nope\" is not a view of gibbs (sample, mean, lambda)"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke test: 24 frames, lattice mode gibbs: strategy gibbs-cpu"), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/gibbs-gibbs-cpu-mean-0001.json"));
+  EXPECT_EQ(j["workload"], "gibbs");
+  EXPECT_EQ(j["capture"]["shown"], "mean");
+  EXPECT_EQ(j["knobs"]["block_width"], 16);
+  EXPECT_EQ(j["knobs"]["width"], 64);
+  EXPECT_TRUE(fs::exists(caps + "/gibbs-gibbs-cpu-mean-0001.png"));
+}
+
 // lic2d and ridge3d (Lehmann 2023's other two benchmarks) in the GUI: picked by name, run, captured with
 // their sidecar, the capture equal to the sequential run.
 TEST_F(Gui, Lic2dAndRidge3dRunAndCaptureInTheGui) {
@@ -1098,6 +1126,13 @@ TEST_F(Gui, Lic2dAndRidge3dRunAndCaptureInTheGui) {
     const StrandResult ref = find_strand_workload(c.name).run("sequential", c.w, c.h, StrandRunSettings{}, true);
     // cpu-parallel runs the same plain host code as sequential (kCpuFma = false): the same image.
     EXPECT_EQ(j["image_checksum"], fmt::format("{:016x}", ref.checksum())) << c.name;
+    EXPECT_EQ(j["stable_strands"].get<uint64_t>() + j["dead_strands"].get<uint64_t>(), uint64_t{c.w} * c.h) << c.name;
+    if (std::string(c.name) == "ridge3d") {  // its picture: the converged particles as splats, 800 x 600
+      EXPECT_EQ(j["picture"]["width"], 800);
+      EXPECT_EQ(j["picture"]["height"], 600);
+    } else {
+      EXPECT_FALSE(j.contains("picture")) << c.name;
+    }
   }
   if (!have_ch2) GTEST_SKIP() << "ridge3d not run: " << why;
 }

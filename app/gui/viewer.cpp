@@ -438,7 +438,11 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       {"strand-view-reset", view("strand-view-reset")},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
-  if (lattice_ && lattice_->params().has(a.action)) {  // a generated widget of the Lattice section
+  // A generated widget of the Lattice section: of the run on screen, or of the lattice workload a switch
+  // of this same frame is about to start (its commands wait for it).
+  const std::optional<std::string>& switching = state_.strands.mode_request;
+  const LatticeWorkloadEntry* next = switching ? find_lattice_workload(*switching) : nullptr;
+  if ((lattice_ && !next && lattice_->params().has(a.action)) || (next && find_param(next->knobs, a.action))) {
     log(*this, a.action, a.value);
     state_.lattice.queue("Set " + a.action + " " + a.value, lattice_knob_change(a.action, a.value));
     return false;

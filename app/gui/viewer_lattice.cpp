@@ -27,6 +27,7 @@ void Viewer::apply_mode_request() {
     if (state_.lattice.active()) leave_lattice_mode();
   } else if (find_lattice_workload(m)) {
     if (m != state_.lattice.workload) enter_lattice_mode(m);
+    if (!lattice_) state_.lattice.commands.clear();  // it failed to start: its queued settings go too
   } else if (m != ss.workload) {
     enter_strand_mode(m);  // an unknown name goes to the error window and changes nothing
     if (ss.workload == m && state_.lattice.active()) leave_lattice_mode();
@@ -53,8 +54,7 @@ void Viewer::enter_lattice_mode(const std::string& workload) {
   lattice_ = std::move(run);
   LatticeState& ls = state_.lattice;
   ls.workload = e->name;
-  ls.run = lattice_.get();
-  ls.commands.clear();
+  ls.run = lattice_.get();  // commands queued for it in the frame of the switch stay: they apply next
   ls.view = 0;
   ls.last_steps = 0;
   ls.steps_per_second.clear();
