@@ -99,6 +99,18 @@ void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
 
+/// The lattice workloads' knobs as viewer options (--gamma, --block-width, …): each reaches whichever lattice
+/// workload --workload starts (names it does not have are ignored there). Names the viewer already has
+/// (--width, --height, --seed) keep their option; run() hands them to a lattice workload that has them.
+void add_lattice_options(CLI::App& app, Common& c) {
+  std::vector<ParamSpec> specs;
+  for (const LatticeWorkloadEntry& e : lattice_workloads())
+    for (const ParamSpec& s : e.knobs)
+      if (!find_param(specs, s.name) && !app.get_option_no_throw("--" + s.name)) specs.push_back(s);
+  add_param_options(app, specs, "lattice workload knob",
+                    [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
+}
+
 void add_priority_option(CLI::App& app, Common& c) {
   app.add_option("--priority", c.priority, "priority function of the patch tasks")
       ->check(cli::one_of(priority_names()))
@@ -166,6 +178,7 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_session_options(app, c);
   add_strategy_option(app, c, kDefaultStrategy);
   add_knob_options(app, c, true);
+  add_lattice_options(app, c);
   add_priority_option(app, c);
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
@@ -526,6 +539,15 @@ int run(int argc, char** argv) {
 
   if (app.get_subcommands().empty()) {  // the viewer reports a missing display itself
     gui.session = finish(viewer_c);
+    // A lattice workload's lattice size and seed are the viewer's --width, --height and --seed when given.
+    if (const LatticeWorkloadEntry* lattice = find_lattice_workload(gui.strand_workload)) {
+      const std::pair<const char*, std::string> shared[] = {{"width", std::to_string(gui.session.width)},
+                                                            {"height", std::to_string(gui.session.height)},
+                                                            {"seed", std::to_string(gui.session.task.seed)}};
+      for (const auto& [name, text] : shared)
+        if (app.count(std::string("--") + name) > 0 && find_param(lattice->knobs, name))
+          gui.session.knobs[name] = text;
+    }
     gui.strand_knobs = gui.session.knobs;  // strand mode reads the strand strategies' knobs of the same map
     // The viewer is for watching the priorities work: without --spp it keeps refining up to the
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
