@@ -30,12 +30,16 @@ MegakernelSettings unusual_settings() {
   m.rebuild_sorted = false;
   m.pull_forward = true;
   m.pull_distance = 9;
+  m.band_repeat = 5;
+  m.band_slack = 7;
   return m;
 }
 
 TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
   const nlohmann::json j = megakernel_settings_json(unusual_settings());
-  EXPECT_EQ(j.size(), 20u) << j.dump();
+  EXPECT_EQ(j.size(), 22u) << j.dump();
+  EXPECT_EQ(j["band_repeat"], 5);
+  EXPECT_EQ(j["band_slack"], 7);
   EXPECT_EQ(j["segment_size"], 64);
   EXPECT_EQ(j["controller"], false);
   EXPECT_EQ(j["controllers"], 8);
