@@ -478,9 +478,11 @@ STENCIL_PHASES = [("compute_ms", "compute", "#7f7f7f"), ("inner_ms", "inner", "#
 def stencil_bench(columns, rows, meta, csv_path, stem):
     groups = OrderedDict()
     for r in rows:
-        groups.setdefault((int(num(r["size"])), int(num(r["partitions"])), int(num(r.get("gpus", 1)))), []).append(r)
+        groups.setdefault((int(num(r["size"])), int(num(r["partitions"])), int(num(r.get("gpus", 1))),
+                           r.get("kernel", "")), []).append(r)
     fig, axes = plt.subplots(2, len(groups), figsize=(5.6 * len(groups) + 0.6, 8.2), squeeze=False)
-    for col, ((size, parts, gpus), rs) in enumerate(groups.items()):
+    many_kernels = len(set(k[3] for k in groups)) > 1
+    for col, ((size, parts, gpus, kernel), rs) in enumerate(groups.items()):
         ax = axes[0][col]
         depths = sorted(set(int(num(r["depth"])) for r in rs))
         present = [s for s in STENCIL_SERIES if any((r["exchange"], r["overlap"]) == s for r in rs)]
@@ -492,7 +494,8 @@ def stencil_bench(columns, rows, meta, csv_path, stem):
         log2_axis(ax, depths)
         ax.set_xlabel("halo depth")
         ax.set_ylabel("time per iteration (ms, median)")
-        ax.set_title(f"{size}x{size}, P = {parts} on {gpus} GPU{'s' if gpus > 1 else ''}: time by depth")
+        ax.set_title(f"{size}x{size}, P = {parts} on {gpus} GPU{'s' if gpus > 1 else ''}" +
+                     (f", kernel {kernel}" if many_kernels else "") + ": time by depth")
         ax.legend(fontsize=8)
         ax = axes[1][col]
         width = 0.8 / max(1, len(present))
@@ -509,8 +512,7 @@ def stencil_bench(columns, rows, meta, csv_path, stem):
                 base = [b + v for b, v in zip(base, vals)]
         ax.set_xticks(range(len(depths)))
         ax.set_xticklabels([str(d) for d in depths])
-        ax.set_xlabel("halo depth (bars per depth: " + ", ".join(f"{a}/{b}" for a, b in present) +
-                      "; hatched: overlap on)")
+        ax.set_xlabel("halo depth; bars: " + ", ".join(f"{a}/{b}" for a, b in present) + " (hatched: overlap)")
         ax.set_ylabel("ms per iteration, per phase (summed)")
         ax.set_title("per-phase times (overlapped phases run concurrently)")
         ax.legend(fontsize=7, ncol=4)

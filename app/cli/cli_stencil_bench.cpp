@@ -19,6 +19,7 @@
 #include "base/errors.h"
 #include "render/gpu.h"
 #include "render/lattice/jacobi.h"
+#include "sched/lattice/halo_plan.h"
 
 namespace mv {
 
@@ -32,6 +33,7 @@ struct StencilBenchCommand {
   std::vector<int> depths{1};
   std::vector<std::string> exchanges{"sync"};
   std::vector<std::string> overlaps{"off"};
+  std::vector<std::string> kernels{"64x4x8"};
   int iterations = 256;
   int repeat = 5;
   std::string csv;
@@ -59,6 +61,9 @@ void add_stencil_bench_options(CLI::App& app, StencilBenchCommand& c) {
   app.add_option("--overlap", c.overlaps, "overlap of inner compute and exchange: on, off (comma separated)")
       ->delimiter(',')
       ->check(cli::one_of({"on", "off"}));
+  app.add_option("--kernel", c.kernels, "GPU compute kernels' block shapes (threads x × y × rows per thread), comma separated")
+      ->delimiter(',')
+      ->check(cli::one_of({std::begin(kHaloKernelShapes), std::end(kHaloKernelShapes)}));
   app.add_option("--iterations", c.iterations, "iterations per timed run")
       ->check(cli::integer(1, 1 << 20))
       ->capture_default_str();
@@ -101,6 +106,7 @@ struct Row {
   int size = 0, partitions = 0, gpus = 0, depth = 0;
   std::string tiles, exchange;
   bool overlap = false;
+  std::string kernel;
   double total = 0, compute = 0, inner = 0, outer = 0, pack = 0, exchange_ms = 0, unpack = 0, wait = 0;  // ms per iteration
   double coverage = -1, comm_off = -1, speedup = -1;
   double gbps = 0, gupd = 0;
@@ -164,9 +170,9 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
              "median of the repeats; GB/s = 8 bytes per useful site update\n",
              gpu ? "CUDA events" : "wall clock", gpu ? "CUDA events around each kernel, copy and NCCL group" : "wall clock");
   const std::string header = fmt::format(
-      "{:>6} {:>3} {:>5} {:>5} {:>5} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>8}",
-      "size", "P", "tiles", "depth", "exch", "overlap", "ms/iter", "compute", "inner", "outer", "pack", "exchange",
-      "unpack", "wait", "GB/s", "%DRAM", "Gupd/s", "cover");
+      "{:>6} {:>3} {:>5} {:>5} {:>5} {:>7} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+      "size", "P", "tiles", "depth", "exch", "overlap", "kernel", "ms/iter", "compute", "inner", "outer", "pack", "exchange",
+      "unpack", "wait", "GB/s", "%DRAM", "Gupd/s");
   fmt::print("{}\n", header);
   std::fflush(stdout);
 
@@ -175,10 +181,11 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
     for (int p : c.partitions)
       for (int d : c.depths)
         for (const std::string& ex : c.exchanges)
-          for (const std::string& ov : c.overlaps) {
+          for (const std::string& ov : c.overlaps)
+            for (const std::string& kn : c.kernels) {
             ParamValues knobs{{"size", std::to_string(n)}, {"partitions", std::to_string(p)},
                               {"gpus", std::to_string(c.gpus)}, {"depth", std::to_string(d)},
-                              {"exchange", ex}, {"overlap", ov == "on" ? "true" : "false"}};
+                              {"exchange", ex}, {"overlap", ov == "on" ? "true" : "false"}, {"kernel", kn}};
             StencilRun run(knobs, gpu);
             run.run_timed(uint64_t(std::min(c.iterations, std::max(d, 32))));  // warm-up
             std::vector<double> tot, com, inn, out, pk, xc, up, wt;
@@ -202,6 +209,7 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
             row.tiles = std::to_string(run.plan().px) + "x" + std::to_string(run.plan().py);
             row.exchange = ex;
             row.overlap = ov == "on";
+            row.kernel = kn;
             row.total = median(tot);
             row.compute = median(com);
             row.inner = median(inn);
@@ -214,20 +222,20 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
             row.gbps = row.total > 0 ? updates * JacobiRule::kBytesPerUpdate / (row.total * 1e6) : 0;
             row.gupd = row.total > 0 ? updates / (row.total * 1e6) : 0;
             rows.push_back(row);
-            fmt::print("{:>6} {:>3} {:>5} {:>5} {:>5} {:>7} {:>9.4f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
-                       "{:>8.4f} {:>8.1f} {:>8} {:>8.2f}\n",
-                       n, p, row.tiles, d, ex, ov, row.total, row.compute, row.inner, row.outer, row.pack,
+            fmt::print("{:>6} {:>3} {:>5} {:>5} {:>5} {:>7} {:>8} {:>9.4f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
+                       "{:>8.4f} {:>8.4f} {:>8.1f} {:>8} {:>8.2f}\n",
+                       n, p, row.tiles, d, ex, ov, kn, row.total, row.compute, row.inner, row.outer, row.pack,
                        row.exchange_ms, row.unpack, row.wait, row.gbps, peak > 0 ? cell(100 * row.gbps / peak, "{:.1f}") : "-",
                        row.gupd);
             std::fflush(stdout);
           }
   // Coverage (Tables 5.1-5.2) and speed-up over the plain version.
-  auto key = [](const Row& r) { return std::make_tuple(r.size, r.partitions, r.gpus, r.depth, r.exchange); };
-  std::map<std::tuple<int, int, int, int, std::string>, const Row*> off;
-  std::map<std::tuple<int, int, int>, double> plain;
+  auto key = [](const Row& r) { return std::make_tuple(r.size, r.partitions, r.gpus, r.depth, r.exchange, r.kernel); };
+  std::map<std::tuple<int, int, int, int, std::string, std::string>, const Row*> off;
+  std::map<std::tuple<int, int, int, std::string>, double> plain;
   for (const Row& r : rows) {
     if (!r.overlap) off[key(r)] = &r;
-    if (!r.overlap && r.depth == 1 && r.exchange == "sync") plain[{r.size, r.partitions, r.gpus}] = r.total;
+    if (!r.overlap && r.depth == 1 && r.exchange == "sync") plain[{r.size, r.partitions, r.gpus, r.kernel}] = r.total;
   }
   for (Row& r : rows) {
     const auto o = off.find(key(r));
@@ -235,35 +243,36 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
       r.comm_off = o->second->exchange_ms + o->second->unpack + o->second->wait;
       r.coverage = r.comm_off > 0 ? (o->second->total - r.total) / r.comm_off : -1;
     }
-    const auto b = plain.find({r.size, r.partitions, r.gpus});
+    const auto b = plain.find({r.size, r.partitions, r.gpus, r.kernel});
     if (b != plain.end() && r.total > 0) r.speedup = b->second / r.total;
   }
   fmt::print("\noverlap coverage (Valen 2023 Tables 5.1-5.2: (ms/iter without overlap - with) / (exchange + unpack + wait "
              "without overlap)) and speed-up over sync, depth 1, no overlap:\n");
-  fmt::print("{:>6} {:>3} {:>5} {:>5} {:>7} {:>9} {:>12} {:>9} {:>9}\n", "size", "P", "depth", "exch", "overlap", "ms/iter",
-             "comm w/o ov", "coverage", "speed-up");
+  fmt::print("{:>6} {:>3} {:>5} {:>5} {:>7} {:>8} {:>9} {:>12} {:>9} {:>9}\n", "size", "P", "depth", "exch", "overlap",
+             "kernel", "ms/iter", "comm w/o ov", "coverage", "speed-up");
   const Row* best = nullptr;
   for (const Row& r : rows) {
-    fmt::print("{:>6} {:>3} {:>5} {:>5} {:>7} {:>9.4f} {:>12} {:>9} {:>9}\n", r.size, r.partitions, r.depth, r.exchange,
-               r.overlap ? "on" : "off", r.total, cell(r.comm_off, "{:.4f}"),
+    fmt::print("{:>6} {:>3} {:>5} {:>5} {:>7} {:>8} {:>9.4f} {:>12} {:>9} {:>9}\n", r.size, r.partitions, r.depth,
+               r.exchange, r.overlap ? "on" : "off", r.kernel, r.total, cell(r.comm_off, "{:.4f}"),
                r.overlap && r.comm_off > 0 ? fmt::format("{:.1f}%", 100 * r.coverage) : "-",
                cell(r.speedup, "{:.3f}x"));
     if (r.speedup > 0 && (!best || r.speedup > best->speedup)) best = &r;
   }
   if (best)
-    fmt::print("best: size {} P {} depth {} {} overlap {}: {:.4f} ms/iter, {:.3f}x over sync depth 1 without overlap\n",
-               best->size, best->partitions, best->depth, best->exchange, best->overlap ? "on" : "off", best->total,
-               best->speedup);
+    fmt::print("best: size {} P {} depth {} {} overlap {} kernel {}: {:.4f} ms/iter, {:.3f}x over sync depth 1 without "
+               "overlap\n",
+               best->size, best->partitions, best->depth, best->exchange, best->overlap ? "on" : "off", best->kernel,
+               best->total, best->speedup);
 
   if (!c.csv.empty()) {
     std::string csv =
-        "size,partitions,gpus,tiles,depth,exchange,overlap,iterations,repeats,ms_per_iteration,compute_ms,inner_ms,"
+        "size,partitions,gpus,tiles,depth,exchange,overlap,kernel,iterations,repeats,ms_per_iteration,compute_ms,inner_ms,"
         "outer_ms,pack_ms,exchange_ms,unpack_ms,wait_ms,comm_ms_without_overlap,coverage,speedup_vs_plain,gb_per_s,"
         "dram_peak_gb_per_s,gupdates_per_s,clock,device\n";
     for (const Row& r : rows)
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{:.2f},{:.1f},{:.4f},{},\"{}\"\n",
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{:.2f},{:.1f},{:.4f},{},\"{}\"\n",
                          r.size, r.partitions, r.gpus, r.tiles, r.depth, r.exchange, r.overlap ? "on" : "off",
-                         c.iterations, c.repeat, r.total, r.compute, r.inner, r.outer, r.pack, r.exchange_ms, r.unpack,
+                         r.kernel, c.iterations, c.repeat, r.total, r.compute, r.inner, r.outer, r.pack, r.exchange_ms, r.unpack,
                          r.wait, r.comm_off < 0 ? "" : fmt::format("{:.6f}", r.comm_off),
                          r.comm_off < 0 ? "" : fmt::format("{:.4f}", r.coverage),
                          r.speedup < 0 ? "" : fmt::format("{:.4f}", r.speedup), r.gbps, peak, r.gupd,
@@ -276,7 +285,7 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
     meta.context = fmt::format("Jacobi five-point, float32, G = {}, {} iterations, median of {}", c.gpus, c.iterations, c.repeat);
     if (gpu) meta.gpu = device;
     meta.units = {{"size", "sites per side"}, {"partitions", "P"}, {"gpus", "G"}, {"tiles", "px x py"},
-                  {"depth", "halo depth"}, {"exchange", "sync or async"}, {"overlap", "on or off"},
+                  {"depth", "halo depth"}, {"exchange", "sync or async"}, {"overlap", "on or off"}, {"kernel", "block shape x*y*rows"},
                   {"iterations", "per timed run"}, {"repeats", "timed runs"}, {"ms_per_iteration", "ms"},
                   {"compute_ms", "ms per iteration"}, {"inner_ms", "ms per iteration"}, {"outer_ms", "ms per iteration"},
                   {"pack_ms", "ms per iteration"}, {"exchange_ms", "ms per iteration"}, {"unpack_ms", "ms per iteration"},

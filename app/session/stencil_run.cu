@@ -66,6 +66,10 @@ const ParamTable<StencilSettings>& stencil_params() {
                      "iterations per frame (0: as many as the frame's time budget allows)", "", "",
                      kParamZeroIsOff | kParamAdvanced),
           &StencilSettings::iterations_per_frame);
+    t.add(make_param("kernel", ParamKind::Choice, 0, 0,
+                     "GPU compute kernel's block shape: threads x × threads y × rows per thread", "", "",
+                     kParamAdvanced, {std::begin(kHaloKernelShapes), std::end(kHaloKernelShapes)}),
+          &StencilSettings::kernel);
     return t;
   }();
   return table;
@@ -124,7 +128,7 @@ struct StencilRun::Engine {
       MV_CUDA_CHECK(cudaMalloc(&dev, out.size() * sizeof(float)));
       MV_CUDA_CHECK(cudaMemcpy(dev, out.data(), out.size() * sizeof(float), cudaMemcpyHostToDevice));
       const dim3 block(16, 16), grid(unsigned((w + 15) / 16), unsigned((h + 15) / 16));
-      sample_tile_kernel<<<grid, block>>>(gpu->tile_field(t), T.pitch(d), d, T, n, w, h, dev);
+      sample_tile_kernel<<<grid, block>>>(gpu->tile_field(t), gpu->tile_pitch(t), d, T, n, w, h, dev);
       MV_CUDA_CHECK_LAUNCH();
       MV_CUDA_CHECK(cudaMemcpy(out.data(), dev, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
       MV_CUDA_CHECK(cudaFree(dev));
@@ -155,6 +159,7 @@ void StencilRun::rebuild(bool keep_field) {
   c.depth = settings_.depth;
   c.exchange = settings_.exchange;
   c.overlap = settings_.overlap;
+  c.kernel = settings_.kernel;
   if (!gpu_ && settings_.gpus > 1)
     throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
   int present = 0;
@@ -197,7 +202,7 @@ void StencilRun::apply_pending() {
   const StencilSettings& b = running_;
   if (a.size != b.size) return rebuild(false);
   if (a.partitions != b.partitions || a.gpus != b.gpus || a.depth != b.depth || a.exchange != b.exchange ||
-      a.overlap != b.overlap)
+      a.overlap != b.overlap || a.kernel != b.kernel)
     rebuild(true);
   running_ = settings_;
 }

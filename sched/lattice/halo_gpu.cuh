@@ -77,29 +77,29 @@ struct HaloCopy {
   int src_pitch = 0, dst_pitch = 0, w = 0, h = 0;
 };
 
-/// Up to four rectangles computed by one launch (the overlap's outer ring).
+/// Up to four rectangles (the overlap's outer ring), each computed by its own launch.
 struct HaloRectSet {
   HaloRect r[4];
   int count = 0;
 };
 
-inline constexpr int kHaloBlockX = 64, kHaloBlockY = 4, kHaloRows = 8;
+/// Row alignment of the GPU arrays, in floats (one 128-byte line).
+inline constexpr int kHaloAlign = 32;
 
-/// `rule` over the rectangles of `set` (blockIdx.z picks one): each thread walks kHaloRows rows of one
-/// column, keeping the north/centre values in registers.
-template <class Rule>
-__global__ void __launch_bounds__(kHaloBlockX* kHaloBlockY)
-    halo_compute_kernel(const float* __restrict__ in, float* __restrict__ out, int pitch, HaloRectSet set, Rule rule) {
-  const HaloRect r = set.r[blockIdx.z];
-  const int x = blockIdx.x * kHaloBlockX + threadIdx.x;
-  const int y0 = (blockIdx.y * kHaloBlockY + threadIdx.y) * kHaloRows;
-  if (x >= r.w || y0 >= r.h) return;
+/// `rule` over rectangle r: thread (x, y) of the grid computes column r.x0 − lead + x (skipped outside r,
+/// so that each warp covers whole 128-byte lines) for ROWS consecutive rows, keeping the north and
+/// centre values in registers.
+template <class Rule, int BX, int BY, int ROWS>
+__global__ void __launch_bounds__(BX* BY)
+    halo_compute_kernel(const float* __restrict__ in, float* __restrict__ out, int pitch, HaloRect r, int lead, Rule rule) {
+  const int x = int(blockIdx.x) * BX + int(threadIdx.x) - lead;
+  const int y0 = (int(blockIdx.y) * BY + int(threadIdx.y)) * ROWS;
+  if (x < 0 || x >= r.w || y0 >= r.h) return;
   size_t i = size_t(r.y0 + y0) * size_t(pitch) + size_t(r.x0 + x);
   float n = in[i - pitch], c = in[i];
-  const int rows = min(kHaloRows, r.h - y0);
-  if (rows == kHaloRows) {
+  if (y0 + ROWS <= r.h) {
 #pragma unroll
-    for (int k = 0; k < kHaloRows; ++k) {
+    for (int k = 0; k < ROWS; ++k) {
       const float s = in[i + pitch];
       out[i] = rule(c, n, s, in[i - 1], in[i + 1]);
       n = c;
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kHaloBlockX* kHaloBlockY)
       i += pitch;
     }
   } else {
-    for (int k = 0; k < rows; ++k) {
+    for (int k = y0; k < r.h; ++k) {
       const float s = in[i + pitch];
       out[i] = rule(c, n, s, in[i - 1], in[i + 1]);
       n = c;
@@ -131,9 +131,9 @@ __global__ void halo_copy_kernel(const HaloCopy* __restrict__ copies) {
 
 /// Fills the interior of a tile from `init(gx, gy)` (global coordinates) and zeroes its halo.
 template <class Init>
-__global__ void halo_fill_kernel(float* a, int pitch, int rows, int depth, HaloTile t, Init init) {
+__global__ void halo_fill_kernel(float* a, int pitch, int width, int rows, int depth, HaloTile t, Init init) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= pitch || y >= rows) return;
+  if (x >= width || y >= rows) return;
   const bool inside = x >= depth && x < depth + t.w && y >= depth && y < depth + t.h;
   a[size_t(y) * pitch + x] = inside ? init(t.gx0 + x - depth, t.gy0 + y - depth) : 0.0f;
 }
@@ -165,11 +165,16 @@ class HaloGpu {
       const HaloTile& T = plan_.tiles[t];
       Tile& x = tiles_[t];
       set_device(T.gpu);
-      const size_t bytes = T.array_sites(d) * sizeof(float);
-      MV_HALO_CUDA(cudaMalloc(&x.field[0], bytes), T.gpu);
-      MV_HALO_CUDA(cudaMalloc(&x.field[1], bytes), T.gpu);
-      MV_HALO_CUDA(cudaMemset(x.field[0], 0, bytes), T.gpu);
-      MV_HALO_CUDA(cudaMemset(x.field[1], 0, bytes), T.gpu);
+      // Rows padded to 32 floats and the first interior column on a 128-byte line: every warp of the
+      // compute kernel reads and writes whole lines.
+      x.lead = (kHaloAlign - d % kHaloAlign) % kHaloAlign;
+      x.pitch = (x.lead + T.pitch(d) + kHaloAlign - 1) / kHaloAlign * kHaloAlign;
+      const size_t bytes = size_t(x.pitch) * size_t(T.rows(d)) * sizeof(float);
+      for (int k = 0; k < 2; ++k) {
+        MV_HALO_CUDA(cudaMalloc(&x.alloc[k], bytes), T.gpu);
+        MV_HALO_CUDA(cudaMemset(x.alloc[k], 0, bytes), T.gpu);
+        x.field[k] = x.alloc[k] + x.lead;
+      }
       MV_HALO_CUDA(cudaMalloc(&x.send, std::max<size_t>(1, plan_.send_floats[t]) * sizeof(float)), T.gpu);
       MV_HALO_CUDA(cudaMalloc(&x.recv, std::max<size_t>(1, plan_.recv_floats[t]) * sizeof(float)), T.gpu);
     }
@@ -199,8 +204,8 @@ class HaloGpu {
 #endif
     for (size_t t = 0; t < tiles_.size(); ++t) {
       cudaSetDevice(plan_.tiles[t].gpu);
-      cudaFree(tiles_[t].field[0]);
-      cudaFree(tiles_[t].field[1]);
+      cudaFree(tiles_[t].alloc[0]);
+      cudaFree(tiles_[t].alloc[1]);
       cudaFree(tiles_[t].send);
       cudaFree(tiles_[t].recv);
     }
@@ -229,7 +234,7 @@ class HaloGpu {
       const HaloTile& T = plan_.tiles[t];
       set_device(T.gpu);
       const dim3 block(32, 8), grid(unsigned((T.pitch(d) + 31) / 32), unsigned((T.rows(d) + 7) / 8));
-      halo_fill_kernel<<<grid, block, 0, gpus_[size_t(T.gpu)].compute>>>(tiles_[t].field[parity_], T.pitch(d), T.rows(d), d, T, init);
+      halo_fill_kernel<<<grid, block, 0, gpus_[size_t(T.gpu)].compute>>>(tiles_[t].field[parity_], tiles_[t].pitch, T.pitch(d), T.rows(d), d, T, init);
       MV_HALO_LAUNCH(T.gpu);
     }
     sync();
@@ -241,7 +246,7 @@ class HaloGpu {
     for (size_t t = 0; t < tiles_.size(); ++t) {
       const HaloTile& T = plan_.tiles[t];
       set_device(T.gpu);
-      MV_HALO_CUDA(cudaMemcpy2D(tiles_[t].field[parity_] + size_t(d) * T.pitch(d) + d, size_t(T.pitch(d)) * sizeof(float),
+      MV_HALO_CUDA(cudaMemcpy2D(tiles_[t].field[parity_] + size_t(d) * tiles_[t].pitch + d, size_t(tiles_[t].pitch) * sizeof(float),
                                 global.data() + size_t(T.gy0) * n + size_t(T.gx0), size_t(n) * sizeof(float),
                                 size_t(T.w) * sizeof(float), size_t(T.h), cudaMemcpyHostToDevice),
                    T.gpu);
@@ -258,14 +263,16 @@ class HaloGpu {
       const HaloTile& T = plan_.tiles[t];
       set_device(T.gpu);
       MV_HALO_CUDA(cudaMemcpy2D(global.data() + size_t(T.gy0) * n + size_t(T.gx0), size_t(n) * sizeof(float),
-                                tiles_[t].field[parity_] + size_t(d) * T.pitch(d) + d, size_t(T.pitch(d)) * sizeof(float),
+                                tiles_[t].field[parity_] + size_t(d) * tiles_[t].pitch + d, size_t(tiles_[t].pitch) * sizeof(float),
                                 size_t(T.w) * sizeof(float), size_t(T.h), cudaMemcpyDeviceToHost),
                    T.gpu);
     }
     restore_device();
   }
-  /// Partition t's current field on its GPU (pitch plan().tiles[t].pitch(depth), interior at (d, d)).
+  /// Partition t's current field on its GPU: site (x, y) of the tile's array (interior from (d, d)) at
+  /// tile_field(t) + y · tile_pitch(t) + x.
   const float* tile_field(size_t t) const { return tiles_[t].field[parity_]; }
+  int tile_pitch(size_t t) const { return tiles_[t].pitch; }
 
   /// Enqueues `k` iterations with their timing; collect() (or times()) waits for them.
   void step(uint64_t k) {
@@ -313,7 +320,9 @@ class HaloGpu {
 
  private:
   struct Tile {
-    float* field[2] = {nullptr, nullptr};
+    float* alloc[2] = {nullptr, nullptr};  // what cudaMalloc returned
+    float* field[2] = {nullptr, nullptr};  // alloc + lead: site (x, y) at field + y·pitch + x
+    int pitch = 0, lead = 0;
     float* send = nullptr;
     float* recv = nullptr;
   };
@@ -388,10 +397,10 @@ class HaloGpu {
           const HaloTile &S = plan_.tiles[size_t(m.src)], &R = plan_.tiles[size_t(m.dst)];
           const Tile &s = tiles_[size_t(m.src)], &r = tiles_[size_t(m.dst)];
           const int w = m.from.w, h = m.from.h;
-          pack[size_t(S.gpu)].push_back({s.field[parity] + size_t(m.from.y0) * S.pitch(d) + m.from.x0, s.send + m.send_offset,
-                                         S.pitch(d), w, w, h});
-          unpack[size_t(R.gpu)].push_back({r.recv + m.recv_offset, r.field[parity] + size_t(m.to.y0) * R.pitch(d) + m.to.x0,
-                                           w, R.pitch(d), w, h});
+          pack[size_t(S.gpu)].push_back({s.field[parity] + size_t(m.from.y0) * s.pitch + m.from.x0, s.send + m.send_offset,
+                                         s.pitch, w, w, h});
+          unpack[size_t(R.gpu)].push_back({r.recv + m.recv_offset, r.field[parity] + size_t(m.to.y0) * r.pitch + m.to.x0,
+                                           w, r.pitch, w, h});
           if (S.gpu == R.gpu) move[size_t(S.gpu)].push_back({s.send + m.send_offset, r.recv + m.recv_offset, w * h, w * h, w * h, 1});
           max_sites[size_t(S.gpu)] = std::max(max_sites[size_t(S.gpu)], w * h);
           max_sites[size_t(R.gpu)] = std::max(max_sites[size_t(R.gpu)], w * h);
@@ -478,15 +487,25 @@ class HaloGpu {
   }
 
   void compute(int g, size_t t, const HaloRectSet& set) {
-    const HaloTile& T = plan_.tiles[t];
-    int mw = 0, mh = 0;
-    for (int i = 0; i < set.count; ++i) mw = std::max(mw, set.r[i].w), mh = std::max(mh, set.r[i].h);
-    if (mw <= 0 || mh <= 0) return;
-    const dim3 block(kHaloBlockX, kHaloBlockY);
-    const dim3 grid(unsigned((mw + kHaloBlockX - 1) / kHaloBlockX),
-                    unsigned((mh + kHaloBlockY * kHaloRows - 1) / (kHaloBlockY * kHaloRows)), unsigned(set.count));
-    halo_compute_kernel<Rule><<<grid, block, 0, gpus_[size_t(g)].compute>>>(
-        tiles_[t].field[parity_], tiles_[t].field[1 - parity_], T.pitch(plan_.depth()), set, rule_);
+    for (int i = 0; i < set.count; ++i) compute(g, t, set.r[i]);
+  }
+  void compute(int g, size_t t, const HaloRect& r) {
+    switch (plan_.cfg.kernel) {
+      case 1: return launch<128, 2, 8>(g, t, r);
+      case 2: return launch<256, 1, 16>(g, t, r);
+      case 3: return launch<32, 8, 4>(g, t, r);
+      default: return launch<64, 4, 8>(g, t, r);
+    }
+  }
+  /// `rule` over r (one launch): blocks of BX × BY threads, each thread ROWS rows; the x range starts at
+  /// the 32-float line holding r.x0.
+  template <int BX, int BY, int ROWS>
+  void launch(int g, size_t t, const HaloRect& r) {
+    if (r.w <= 0 || r.h <= 0) return;
+    const int lead = (tiles_[t].lead + r.x0) % kHaloAlign;
+    const dim3 grid(unsigned((r.w + lead + BX - 1) / BX), unsigned((r.h + BY * ROWS - 1) / (BY * ROWS)));
+    halo_compute_kernel<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, gpus_[size_t(g)].compute>>>(
+        tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
     MV_HALO_LAUNCH(g);
   }
   static HaloRectSet one(HaloRect r) {

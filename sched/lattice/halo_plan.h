@@ -48,6 +48,10 @@ inline constexpr int kMaxHaloDepth = 64;
 /// Largest partition count.
 inline constexpr int kMaxHaloPartitions = 64;
 
+/// The GPU compute kernel's block shapes (HaloConfig::kernel, sched/lattice/halo_gpu.cuh): threads x ×
+/// threads y × rows per thread.
+inline const char* const kHaloKernelShapes[] = {"64x4x8", "128x2x8", "256x1x16", "32x8x4"};
+
 enum class HaloExchange : uint8_t { Sync, Async };
 inline const char* halo_exchange_name(HaloExchange e) { return e == HaloExchange::Sync ? "sync" : "async"; }
 
@@ -104,6 +108,7 @@ struct HaloConfig {
   int depth = 1;          ///< halo depth d
   HaloExchange exchange = HaloExchange::Sync;
   bool overlap = false;
+  int kernel = 0;         ///< GPU compute kernel's block shape (sched/lattice/halo_gpu.cuh, kHaloKernelShapes)
 };
 
 /// The factorisation of Table 3.2: px (columns) × py (rows) with px ≤ py, as square as possible.
