@@ -60,7 +60,7 @@ void check_all_combinations(int gpus, const std::vector<int>& partition_counts) 
           c.depth = depth;
           c.exchange = ex;
           c.overlap = overlap;
-          c.kernel = (depth + partitions + (overlap ? 1 : 0)) % 4;  // every block shape of kHaloKernelShapes
+          c.kernel = (depth + partitions + (overlap ? 1 : 0)) % kHaloKernelCount;  // every block shape of kHaloKernelShapes
           HaloGpu<JacobiRule> run(make_halo_plan(c));
           run.fill(Initial{n});
           run.step(k);

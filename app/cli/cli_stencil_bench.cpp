@@ -33,7 +33,7 @@ struct StencilBenchCommand {
   std::vector<int> depths{1};
   std::vector<std::string> exchanges{"sync"};
   std::vector<std::string> overlaps{"off"};
-  std::vector<std::string> kernels{"64x4x8"};
+  std::vector<std::string> kernels{"512x1x16"};
   int iterations = 256;
   int repeat = 5;
   std::string csv;

@@ -30,7 +30,7 @@ struct StencilSettings {
   HaloExchange exchange = HaloExchange::Sync;
   bool overlap = false;
   int iterations_per_frame = 0;         ///< 0: as many as the frame's time budget allows
-  int kernel = 0;                       ///< the GPU compute kernel's block shape (kHaloKernelShapes)
+  int kernel = 4;                       ///< the GPU compute kernel's block shape (kHaloKernelShapes; 512x1x16)
 };
 
 /// The knob table (base/params.h) of StencilSettings.

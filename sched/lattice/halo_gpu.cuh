@@ -117,6 +117,59 @@ __global__ void __launch_bounds__(BX* BY)
   }
 }
 
+/// The vectorised form of halo_compute_kernel: each thread computes 4 consecutive columns with 16-byte
+/// loads and stores, taking its west and east neighbours from the adjacent lanes (__shfl) and, at the
+/// warp's ends, from one extra load. Same rule, same order: the same bits. BX must be a multiple of 32.
+template <class Rule, int BX, int BY, int ROWS>
+__global__ void __launch_bounds__(BX* BY)
+    halo_compute_kernel_v4(const float* __restrict__ in, float* __restrict__ out, int pitch, HaloRect r, int lead, Rule rule) {
+  static_assert(BX % 32 == 0, "a warp must share one row");
+  const int y0 = (int(blockIdx.y) * BY + int(threadIdx.y)) * ROWS;
+  if (y0 >= r.h) return;  // the same for the whole warp
+  const int col = 4 * (int(blockIdx.x) * BX + int(threadIdx.x)) - lead;  // of the first of the 4, relative to r.x0
+  const bool load = col + 4 > -1 && col <= r.w;  // holds a site of r or one of its west/east neighbours
+  const int lane = int(threadIdx.x) & 31;
+  ptrdiff_t i = ptrdiff_t(r.y0 + y0) * pitch + r.x0 + col;
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 n = load ? *reinterpret_cast<const float4*>(in + i - pitch) : zero;
+  float4 c = load ? *reinterpret_cast<const float4*>(in + i) : zero;
+  const int rows = min(ROWS, r.h - y0);
+  const bool whole = col >= 0 && col + 4 <= r.w;
+  auto row = [&](float4 s) {
+    float w = __shfl_up_sync(0xffffffffu, c.w, 1), e = __shfl_down_sync(0xffffffffu, c.x, 1);
+    if (load && lane == 0) w = in[i - 1];
+    if (load && lane == 31) e = in[i + 4];
+    const float4 o = make_float4(rule(c.x, n.x, s.x, w, c.y), rule(c.y, n.y, s.y, c.x, c.z),
+                                 rule(c.z, n.z, s.z, c.y, c.w), rule(c.w, n.w, s.w, c.z, e));
+    if (whole) {
+      *reinterpret_cast<float4*>(out + i) = o;
+    } else if (load) {
+      if (col >= 0 && col < r.w) out[i] = o.x;
+      if (col + 1 >= 0 && col + 1 < r.w) out[i + 1] = o.y;
+      if (col + 2 >= 0 && col + 2 < r.w) out[i + 2] = o.z;
+      if (col + 3 >= 0 && col + 3 < r.w) out[i + 3] = o.w;
+    }
+  };
+  if (rows == ROWS) {
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) {
+      const float4 s = load ? *reinterpret_cast<const float4*>(in + i + pitch) : zero;
+      row(s);
+      n = c;
+      c = s;
+      i += pitch;
+    }
+  } else {
+    for (int k = 0; k < rows; ++k) {
+      const float4 s = load ? *reinterpret_cast<const float4*>(in + i + pitch) : zero;
+      row(s);
+      n = c;
+      c = s;
+      i += pitch;
+    }
+  }
+}
+
 /// The copies in `copies` (blockIdx.z picks one), each a w × h rectangle. (A template only so that the
 /// header can be included by several translation units.)
 template <int kUnused = 0>
@@ -494,18 +547,28 @@ class HaloGpu {
       case 1: return launch<128, 2, 8>(g, t, r);
       case 2: return launch<256, 1, 16>(g, t, r);
       case 3: return launch<32, 8, 4>(g, t, r);
+      case 4: return launch<512, 1, 16>(g, t, r);
+      case 5: return launch<256, 1, 32>(g, t, r);
+      case 6: return launch<128, 1, 16, true>(g, t, r);
+      case 7: return launch<64, 2, 16, true>(g, t, r);
       default: return launch<64, 4, 8>(g, t, r);
     }
   }
   /// `rule` over r (one launch): blocks of BX × BY threads, each thread ROWS rows; the x range starts at
   /// the 32-float line holding r.x0.
-  template <int BX, int BY, int ROWS>
+  template <int BX, int BY, int ROWS, bool kVec4 = false>
   void launch(int g, size_t t, const HaloRect& r) {
     if (r.w <= 0 || r.h <= 0) return;
     const int lead = (tiles_[t].lead + r.x0) % kHaloAlign;
-    const dim3 grid(unsigned((r.w + lead + BX - 1) / BX), unsigned((r.h + BY * ROWS - 1) / (BY * ROWS)));
-    halo_compute_kernel<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, gpus_[size_t(g)].compute>>>(
-        tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
+    const int per_block = kVec4 ? 4 * BX : BX;
+    const dim3 grid(unsigned((r.w + lead + per_block - 1) / per_block), unsigned((r.h + BY * ROWS - 1) / (BY * ROWS)));
+    const cudaStream_t s = gpus_[size_t(g)].compute;
+    if constexpr (kVec4)
+      halo_compute_kernel_v4<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, s>>>(
+          tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
+    else
+      halo_compute_kernel<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, s>>>(
+          tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
     MV_HALO_LAUNCH(g);
   }
   static HaloRectSet one(HaloRect r) {
