@@ -77,6 +77,18 @@ void check_all_combinations(int gpus, const std::vector<int>& partition_counts) 
         }
 }
 
+// Without a GPU too: a failed CUDA call names the call and the rank.
+TEST(StencilGpu, ErrorsNameTheCallAndTheRank) {
+  try {
+    MV_HALO_CUDA(cudaSetDevice(-1), 3);
+    FAIL() << "cudaSetDevice(-1) succeeded";
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank 3"), std::string::npos) << what;
+    EXPECT_NE(what.find("cudaSetDevice(-1)"), std::string::npos) << what;
+  }
+}
+
 TEST(StencilGpu, FillEqualsTheHostInitialField) {
   MV_REQUIRE_GPU();
   HaloConfig c;

@@ -11,6 +11,7 @@
 #include "base/errors.h"
 #include "render/lattice/jacobi.h"
 #include "sched/lattice/halo_cpu.h"
+#include "test_support.h"
 
 namespace mv {
 namespace {
@@ -86,6 +87,22 @@ TEST(StencilRun, TheViewDrawsThePartitionBorders) {
   EXPECT_EQ(rgba[size_t(32) * w + 5], 0xFFFFFFFFu);  // and between the rows
   EXPECT_NE(rgba[size_t(5) * w + 5], 0xFFFFFFFFu);
   EXPECT_THROW(run.image(1, rgba, w, h), std::out_of_range);
+}
+
+// The bench end to end on the CPU: the table, the coverage and speed-up lines, the CSV and its metadata.
+TEST(StencilBench, WritesTheTableAndTheCsv) {
+  test::TempDir io("stencil-bench");
+  const std::string csv = io.str() + "/s.csv";
+  const test::CliResult r = test::run_megaview(
+      io, "bench --cpu --workload stencil --size 48 --partitions 1,4 --depth 1,2 --exchange sync,async --overlap off,on "
+          "--iterations 4 --repeat 1 --csv '" + csv + "'", "MV_FIGURES_SCRIPT=/nonexistent");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("overlap coverage"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best: size 48"), std::string::npos) << r.out;
+  const std::string text = test::slurp(csv);
+  EXPECT_EQ(text.rfind("size,partitions,gpus,tiles,depth,exchange,overlap,kernel,", 0), 0u) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 2 * 2 * 2);
+  EXPECT_NE(test::slurp(io.str() + "/s.json").find("\"stencil-bench\""), std::string::npos);
 }
 
 }  // namespace

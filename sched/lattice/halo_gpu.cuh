@@ -203,50 +203,61 @@ class HaloGpu {
     if (G > present)
       throw InputError("", "--gpus", "must be at most the " + std::to_string(present) + " GPU(s) present, got " + std::to_string(G));
     MV_HALO_CUDA(cudaGetDevice(&home_), 0);
-    gpus_.resize(size_t(G));
-    for (int g = 0; g < G; ++g) {
-      Gpu& u = gpus_[size_t(g)];
-      set_device(g);
-      int lo = 0, hi = 0;
-      MV_HALO_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi), g);
-      MV_HALO_CUDA(cudaStreamCreateWithPriority(&u.compute, cudaStreamNonBlocking, lo), g);
-      MV_HALO_CUDA(cudaStreamCreateWithPriority(&u.comm, cudaStreamNonBlocking, hi), g);
-    }
-    const size_t P = plan_.tiles.size();
-    tiles_.resize(P);
-    for (size_t t = 0; t < P; ++t) {
-      const HaloTile& T = plan_.tiles[t];
-      Tile& x = tiles_[t];
-      set_device(T.gpu);
-      // Rows padded to 32 floats and the first interior column on a 128-byte line: every warp of the
-      // compute kernel reads and writes whole lines.
-      x.lead = (kHaloAlign - d % kHaloAlign) % kHaloAlign;
-      x.pitch = (x.lead + T.pitch(d) + kHaloAlign - 1) / kHaloAlign * kHaloAlign;
-      const size_t bytes = size_t(x.pitch) * size_t(T.rows(d)) * sizeof(float);
-      for (int k = 0; k < 2; ++k) {
-        MV_HALO_CUDA(cudaMalloc(&x.alloc[k], bytes), T.gpu);
-        MV_HALO_CUDA(cudaMemset(x.alloc[k], 0, bytes), T.gpu);
-        x.field[k] = x.alloc[k] + x.lead;
+    try {
+      gpus_.resize(size_t(G));
+      for (int g = 0; g < G; ++g) {
+        Gpu& u = gpus_[size_t(g)];
+        set_device(g);
+        int lo = 0, hi = 0;
+        MV_HALO_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi), g);
+        MV_HALO_CUDA(cudaStreamCreateWithPriority(&u.compute, cudaStreamNonBlocking, lo), g);
+        MV_HALO_CUDA(cudaStreamCreateWithPriority(&u.comm, cudaStreamNonBlocking, hi), g);
       }
-      MV_HALO_CUDA(cudaMalloc(&x.send, std::max<size_t>(1, plan_.send_floats[t]) * sizeof(float)), T.gpu);
-      MV_HALO_CUDA(cudaMalloc(&x.recv, std::max<size_t>(1, plan_.recv_floats[t]) * sizeof(float)), T.gpu);
-    }
-    build_copies();
-    if (G > 1) {
-#if MV_HAVE_NCCL
-      nccl_ = &nccl_api();
-      comms_.resize(size_t(G));
-      std::vector<int> devs(static_cast<size_t>(G));
-      for (int g = 0; g < G; ++g) devs[size_t(g)] = g;
-      MV_HALO_NCCL(*nccl_, nccl_->comm_init_all(comms_.data(), G, devs.data()), 0);
-#else
-      nccl_api();  // throws: no NCCL in this build
-#endif
+      const size_t P = plan_.tiles.size();
+      tiles_.resize(P);
+      for (size_t t = 0; t < P; ++t) {
+        const HaloTile& T = plan_.tiles[t];
+        Tile& x = tiles_[t];
+        set_device(T.gpu);
+        // Rows padded to 32 floats and the first interior column on a 128-byte line: every warp of the
+        // compute kernel reads and writes whole lines.
+        x.lead = (kHaloAlign - d % kHaloAlign) % kHaloAlign;
+        x.pitch = (x.lead + T.pitch(d) + kHaloAlign - 1) / kHaloAlign * kHaloAlign;
+        const size_t bytes = size_t(x.pitch) * size_t(T.rows(d)) * sizeof(float);
+        for (int k = 0; k < 2; ++k) {
+          MV_HALO_CUDA(cudaMalloc(&x.alloc[k], bytes), T.gpu);
+          MV_HALO_CUDA(cudaMemset(x.alloc[k], 0, bytes), T.gpu);
+          x.field[k] = x.alloc[k] + x.lead;
+        }
+        MV_HALO_CUDA(cudaMalloc(&x.send, std::max<size_t>(1, plan_.send_floats[t]) * sizeof(float)), T.gpu);
+        MV_HALO_CUDA(cudaMalloc(&x.recv, std::max<size_t>(1, plan_.recv_floats[t]) * sizeof(float)), T.gpu);
+      }
+      build_copies();
+      if (G > 1) {
+  #if MV_HAVE_NCCL
+        nccl_ = &nccl_api();
+        comms_.resize(size_t(G));
+        std::vector<int> devs(static_cast<size_t>(G));
+        for (int g = 0; g < G; ++g) devs[size_t(g)] = g;
+        MV_HALO_NCCL(*nccl_, nccl_->comm_init_all(comms_.data(), G, devs.data()), 0);
+  #else
+        nccl_api();  // throws: no NCCL in this build
+  #endif
+      }
+    } catch (...) {
+      release();  // what was made so far (the destructor does not run for a throwing constructor)
+      throw;
     }
     restore_device();
   }
 
-  ~HaloGpu() {
+  ~HaloGpu() { release(); }
+  HaloGpu(const HaloGpu&) = delete;
+  HaloGpu& operator=(const HaloGpu&) = delete;
+
+ private:
+  /// Frees every stream, event, buffer and communicator made (null handles are skipped).
+  void release() {
     for (size_t g = 0; g < gpus_.size(); ++g) {
       cudaSetDevice(int(g));
       cudaDeviceSynchronize();
@@ -267,14 +278,15 @@ class HaloGpu {
       cudaSetDevice(int(g));
       for (cudaEvent_t e : u.events) cudaEventDestroy(e);
       for (HaloCopy* p : u.copy_tables) cudaFree(p);
-      cudaStreamDestroy(u.compute);
-      cudaStreamDestroy(u.comm);
+      if (u.compute) cudaStreamDestroy(u.compute);
+      if (u.comm) cudaStreamDestroy(u.comm);
     }
+    gpus_.clear();
+    tiles_.clear();
     cudaSetDevice(home_);
   }
-  HaloGpu(const HaloGpu&) = delete;
-  HaloGpu& operator=(const HaloGpu&) = delete;
 
+ public:
   const HaloPlan& plan() const { return plan_; }
   /// NCCL's version (e.g. 22809) when G > 1, else 0.
   int nccl_version() const { return nccl_ ? nccl_->version : 0; }
@@ -637,6 +649,7 @@ class HaloGpu {
     double best[kKinds] = {};
     for (size_t g = 0; g < gpus_.size(); ++g) {
       double sum[kKinds] = {};
+      set_device(int(g));
       for (const Timed& t : gpus_[g].timed) {
         float ms = 0;
         MV_HALO_CUDA(cudaEventElapsedTime(&ms, t.a, t.b), int(g));
@@ -655,6 +668,7 @@ class HaloGpu {
   }
   /// Adds the pending end-to-end intervals (after collect_events) and recycles every event.
   void settle_totals() {
+    set_device(0);
     for (const auto& [a, b] : total_pending_) {
       float ms = 0;
       MV_HALO_CUDA(cudaEventElapsedTime(&ms, a, b), 0);
@@ -662,6 +676,7 @@ class HaloGpu {
     }
     total_pending_.clear();
     for (Gpu& u : gpus_) u.next_event = 0;
+    restore_device();
   }
 
   HaloPlan plan_;
