@@ -3,8 +3,8 @@
 // CPU), with deep halos, synchronous/asynchronous exchange and overlap (sched/lattice/halo_plan.h,
 // sched/lattice/halo_gpu.cuh, sched/lattice/halo_cpu.h).
 //
-// Knobs (stencil_params()): size (restarts the run), partitions, gpus, depth, exchange, overlap (change
-// the decomposition and keep the field), iterations-per-frame. A combination the plan refuses (a depth
+// Knobs (stencil_params()): size (restarts the run), partitions, gpus, depth, exchange, overlap, kernel
+// (change the decomposition or the GPU kernel and keep the field), iterations-per-frame. A combination the plan refuses (a depth
 // larger than a partition, more GPUs than present…) is refused at the next advance() with InputError
 // naming the option, and the knobs go back to the running ones.
 //

@@ -83,8 +83,8 @@ struct HaloMessage {
   int phase = 0;  ///< 0; Sync: 0 (west/east) or 1 (north/south)
 };
 
-/// Accumulated time per phase (milliseconds; GPU: CUDA events, summed over the GPUs' maxima per
-/// operation; CPU: wall clock) since the last reset, and what was run.
+/// Accumulated time per phase (milliseconds; GPU: CUDA events, each phase's largest sum over the GPUs;
+/// CPU: wall clock) since the last reset, and what was run.
 struct HaloPhaseTimes {
   double total_ms = 0;     ///< all iterations, end to end (GPU: first GPU's compute stream, after joining all)
   double compute_ms = 0;   ///< full-region computes (iterations between exchanges, and exchange iterations without overlap)
