@@ -179,6 +179,30 @@ TEST(BadInputs, NumbersOfMseCurveAndBench) {
   });
 }
 
+const std::string kStencilBench = "bench --cpu --workload stencil --size 64 --iterations 1 --repeat 1";
+
+TEST(BadInputs, TheStencilBenchNamesTheOptionAndItsRange) {
+  run_cases({
+      {kStencilBench + " --depth 0", {"--depth", "[1, 64]", "\"0\""}},
+      {kStencilBench + " --depth 65", {"--depth", "[1, 64]"}},
+      {kStencilBench + " --depth 1,abc", {"--depth", "(not a number)"}},
+      {kStencilBench + " --partitions 4 --depth 40", {"--depth", "smallest partition side (32 sites", "got 40"}, 1},
+      {kStencilBench + " --partitions 0", {"--partitions", "[1, 64]"}},
+      {kStencilBench + " --partitions 65", {"--partitions", "[1, 64]"}},
+      {kStencilBench + " --partitions 64 --size 16", {"--partitions", "fewer than 3 sites"}, 1},
+      {kStencilBench + " --gpus 2 --partitions 2", {"--gpus", "must be 1 without a GPU (--cpu given)"}, 1},
+      {kStencilBench + " --gpus 9", {"--gpus", "[1, 8]"}},
+      {kStencilBench + " --size 4", {"--size", "[8, 200000]"}},
+      {kStencilBench + " --exchange both", {"--exchange", "sync", "async"}},
+      {kStencilBench + " --overlap maybe", {"--overlap", "on", "off"}},
+      {kStencilBench + " --kernel 7x7x7", {"--kernel", "512x1x16"}},
+      {kStencilBench + " --iterations 0", {"--iterations", "[1, 1048576]"}},
+      {kStencilBench + " --repeat 1001", {"--repeat", "[1, 1000]"}},
+      {"bench --cpu --workload stencil,mandelbrot --size 64", {"--workload", "mandelbrot"}},
+      {kStencilBench + " --scene room", {"--scene", "unknown option of the stencil bench"}, static_cast<int>(CLI::ExitCodes::ExtrasError)},
+  });
+}
+
 TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
   const std::string step = "[0.05, 16] voxels";
   run_cases({

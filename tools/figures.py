@@ -14,6 +14,8 @@ columns. The figures go beside the CSV under its stem (or under --out STEM, for 
   sched-model   STEM.{png,pdf}  Kerbl 2012 Figs 4-5: S(n) predicted by sched/megakernel/queue_model.h
   strand-sweep  STEM.{png,pdf}  Lehmann 2023 Appendix A: best time per block count n, per strategy
   strand-bench  STEM.{png,pdf}  Lehmann 2023 Appendix A: time per strategy (median, min-max bars)
+  stencil-bench STEM.{png,pdf}  Valen 2023 Figs 5.1-5.16: time per iteration by halo depth, and the
+                per-phase times stacked, per grid size and partition count
 
 Existing figures are replaced unless --no-overwrite (then the script refuses, exit status 1, and writes
 nothing). Exit status 1 also for an unreadable or unknown CSV named on the command line.
@@ -153,6 +155,8 @@ def kind_of(columns, meta):
         return "sched-model"
     if {"workload", "strategy", "n", "median_ms", "speedup_vs_sequential"} <= c:
         return "strand-sweep"
+    if {"depth", "exchange", "overlap", "ms_per_iteration", "pack_ms"} <= c:
+        return "stencil-bench"
     if {"workload", "strategy", "median_ms", "steps_cv"} <= c:
         return "strand-bench"
     if {"strategy", "priority", "repeat", "busy_ms"} <= c:
@@ -462,6 +466,63 @@ def strand_bench(columns, rows, meta, csv_path, stem):
     return [(stem, fig)]
 
 
+STENCIL_SERIES = [("sync", "off"), ("async", "off"), ("sync", "on"), ("async", "on")]
+STENCIL_SERIES_STYLE = {("sync", "off"): ("#1f77b4", "o", "-"), ("async", "off"): ("#ff7f0e", "s", "-"),
+                        ("sync", "on"): ("#1f77b4", "o", "--"), ("async", "on"): ("#ff7f0e", "s", "--")}
+STENCIL_PHASES = [("compute_ms", "compute", "#7f7f7f"), ("inner_ms", "inner", "#2ca02c"),
+                  ("outer_ms", "outer", "#98df8a"), ("pack_ms", "pack", "#9467bd"),
+                  ("exchange_ms", "exchange", "#d62728"), ("unpack_ms", "unpack", "#ff9896"),
+                  ("wait_ms", "wait", "#c7c7c7")]
+
+
+def stencil_bench(columns, rows, meta, csv_path, stem):
+    groups = OrderedDict()
+    for r in rows:
+        groups.setdefault((int(num(r["size"])), int(num(r["partitions"])), int(num(r.get("gpus", 1))),
+                           r.get("kernel", "")), []).append(r)
+    fig, axes = plt.subplots(2, len(groups), figsize=(5.6 * len(groups) + 0.6, 8.2), squeeze=False)
+    many_kernels = len(set(k[3] for k in groups)) > 1
+    for col, ((size, parts, gpus, kernel), rs) in enumerate(groups.items()):
+        ax = axes[0][col]
+        depths = sorted(set(int(num(r["depth"])) for r in rs))
+        present = [s for s in STENCIL_SERIES if any((r["exchange"], r["overlap"]) == s for r in rs)]
+        for s in present:
+            pts = sorted((int(num(r["depth"])), num(r["ms_per_iteration"])) for r in rs if (r["exchange"], r["overlap"]) == s)
+            c, m, ls = STENCIL_SERIES_STYLE[s]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=m, linestyle=ls, color=c,
+                    label=f"{s[0]}, overlap {s[1]}")
+        log2_axis(ax, depths)
+        ax.set_xlabel("halo depth")
+        ax.set_ylabel("time per iteration (ms, median)")
+        ax.set_title(f"{size}x{size}, P = {parts} on {gpus} GPU{'s' if gpus > 1 else ''}" +
+                     (f", kernel {kernel}" if many_kernels else "") + ": time by depth")
+        ax.legend(fontsize=8)
+        ax = axes[1][col]
+        width = 0.8 / max(1, len(present))
+        for k, s in enumerate(present):
+            base = [0.0] * len(depths)
+            for key, name, colr in STENCIL_PHASES:
+                vals = []
+                for d in depths:
+                    v = [num(r[key]) for r in rs if (r["exchange"], r["overlap"]) == s and int(num(r["depth"])) == d]
+                    vals.append(v[0] if v and not math.isnan(v[0]) else 0.0)
+                xs = [i - 0.4 + width * (k + 0.5) for i in range(len(depths))]
+                ax.bar(xs, vals, width * 0.92, bottom=base, color=colr, label=name if k == 0 else None,
+                       hatch="//" if s[1] == "on" else None, edgecolor="white", linewidth=0.3)
+                base = [b + v for b, v in zip(base, vals)]
+        ax.set_xticks(range(len(depths)))
+        ax.set_xticklabels([str(d) for d in depths])
+        ax.set_xlabel("halo depth; bars: " + ", ".join(f"{a}/{b}" for a, b in present) + " (hatched: overlap)")
+        ax.set_ylabel("ms per iteration, per phase (summed)")
+        ax.set_title("per-phase times (overlapped phases run concurrently)")
+        ax.legend(fontsize=7, ncol=4)
+    clocks = "/".join(OrderedDict.fromkeys(r.get("clock", "") for r in rows if r.get("clock")))
+    sub = subtitle(meta, csv_path, f"timed by {clocks}" if clocks else "")
+    fig.suptitle(f"{meta.get('redoes') or 'Valen 2023, Figs 5.1-5.16'}\n{sub}", fontsize=10)
+    fig.tight_layout()
+    return [(stem, fig)]
+
+
 DRAW = {
     "mse-curve": mse_curve,
     "sort-bench": sort_bench,
@@ -469,6 +530,7 @@ DRAW = {
     "sched-model": sched_model,
     "strand-sweep": strand_sweep,
     "strand-bench": strand_bench,
+    "stencil-bench": stencil_bench,
 }
 
 

@@ -135,7 +135,7 @@ std::vector<std::string> figure_files(const std::string& kind, const std::string
     for (const char* part : {"-time", "-samples"})
       for (const char* ext : {".png", ".pdf"}) files.push_back(stem + part + ext);
   } else if (kind == "sort-bench" || kind == "sched-bench" || kind == "sched-model" || kind == "strand-sweep" ||
-             kind == "strand-bench") {
+             kind == "strand-bench" || kind == "stencil-bench") {
     for (const char* ext : {".png", ".pdf"}) files.push_back(stem + ext);
   }
   return files;

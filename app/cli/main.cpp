@@ -16,6 +16,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli_gibbs_bench.h"
 #include "app/cli/cli_params.h"
+#include "app/cli/cli_stencil_bench.h"
 #include "app/cli/cli_strands.h"
 #include "app/cli/cli_validate.h"
 #include "app/session/megakernel_report.h"
@@ -499,6 +500,7 @@ CLI::App* add_allocation_bound_command(CLI::App& app, Common& c) {
 bool viewer_cmd_frames_given(const CLI::App& app) { return app.count("--frames") > 0; }
 
 int run(int argc, char** argv) {
+  if (int rc = 0; run_stencil_bench_if_selected(argc, argv, rc)) return rc;  // its own options (cli_stencil_bench.h)
   CLI::App app{
       "megaview: an interactive progressive GPU path tracer and a laboratory for GPU work scheduling.\n"
       "Without a subcommand it opens the viewer.",

@@ -3,6 +3,7 @@
 
 #include "app/session/capture.h"
 #include "app/session/gibbs_run.h"
+#include "app/session/stencil_run.h"
 #include "base/errors.h"
 
 namespace mv {
@@ -13,6 +14,9 @@ const std::vector<LatticeWorkloadEntry>& lattice_workloads() {
     v.push_back({"gibbs", "the Poisson-Ising Gibbs sampler (poisson-ising-gibbs-cupy)",
                  [](const ParamValues& k, bool gpu) -> std::unique_ptr<LatticeRun> { return std::make_unique<GibbsRun>(k, gpu); },
                  gibbs_params().specs()});
+    v.push_back({"stencil", "deep-halo Jacobi/Laplace stencil over P partitions on G GPUs (Valen 2023)",
+                 [](const ParamValues& k, bool gpu) -> std::unique_ptr<LatticeRun> { return std::make_unique<StencilRun>(k, gpu); },
+                 stencil_params().specs()});
     return v;
   }();
   return entries;

@@ -1,0 +1,109 @@
+// The stencil as a lattice run (app/session/stencil_run.h), headless on the CPU reference: registry,
+// knobs, live changes of the decomposition that keep the field, refusals, the view and the report.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/session/lattice_run.h"
+#include "app/session/stencil_run.h"
+#include "base/errors.h"
+#include "render/lattice/jacobi.h"
+#include "sched/lattice/halo_cpu.h"
+#include "test_support.h"
+
+namespace mv {
+namespace {
+
+std::vector<float> reference(int n, int k) {
+  std::vector<float> a(size_t(n) * n), b;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) a[size_t(y) * n + x] = stencil_initial(x, y, n);
+  for (int i = 0; i < k; ++i) {
+    halo_reference_step(a, b, n, JacobiRule{});
+    a.swap(b);
+  }
+  return a;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
+  const LatticeWorkloadEntry* e = find_lattice_workload("stencil");
+  ASSERT_NE(e, nullptr);
+  std::unique_ptr<LatticeRun> run = e->make({{"size", "96"}, {"partitions", "4"}, {"iterations-per-frame", "5"}}, false);
+  EXPECT_EQ(run->workload(), "stencil");
+  EXPECT_EQ(run->views().front(), "field");
+  EXPECT_EQ(run->advance(10.0), 5u);
+  EXPECT_FALSE(run->restarts("depth"));
+  EXPECT_TRUE(run->restarts("size"));
+  Params& p = run->params();
+  p.set(p.find("depth"), 4);
+  p.set(p.find("overlap"), 1);
+  run->advance(10.0);
+  p.set(p.find("exchange"), 1);  // async
+  p.set(p.find("partitions"), 6);
+  run->advance(10.0);
+  EXPECT_EQ(run->steps(), 15u);
+  auto* s = dynamic_cast<StencilRun*>(run.get());
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(same_bits(s->field(), reference(96, 15)));
+  const nlohmann::json r = run->report();
+  EXPECT_EQ(r["knobs"]["depth"], "4");
+  EXPECT_EQ(r["tiles"], "2x3");
+  EXPECT_TRUE(r.contains("gb_per_s"));
+  EXPECT_TRUE(r["phase_ms_per_iteration"].contains("inner"));
+}
+
+TEST(StencilRun, ARefusedCombinationLeavesTheRunAsItWas) {
+  StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "3"}}, false);
+  run.advance(1.0);
+  Params& p = run.params();
+  p.set(p.find("depth"), 40);  // larger than a 32-site partition
+  try {
+    run.advance(1.0);
+    FAIL() << "depth 40 on 32-site partitions was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--depth"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(p.text(p.find("depth")), "1");
+  run.advance(1.0);
+  EXPECT_TRUE(same_bits(run.field(), reference(64, 6)));
+  EXPECT_THROW(StencilRun({{"gpus", "2"}}, false), InputError);
+  EXPECT_THROW(StencilRun({{"depth", "0"}}, false), InputError);
+}
+
+TEST(StencilRun, TheViewDrawsThePartitionBorders) {
+  StencilRun run({{"size", "64"}, {"partitions", "4"}}, false);
+  std::vector<uint32_t> rgba;
+  uint32_t w = 0, h = 0;
+  run.image(0, rgba, w, h);
+  ASSERT_EQ(w, 64u);
+  ASSERT_EQ(h, 64u);
+  EXPECT_EQ(rgba[size_t(5) * w + 32], 0xFFFFFFFFu);  // the border between the two tile columns
+  EXPECT_EQ(rgba[size_t(32) * w + 5], 0xFFFFFFFFu);  // and between the rows
+  EXPECT_NE(rgba[size_t(5) * w + 5], 0xFFFFFFFFu);
+  EXPECT_THROW(run.image(1, rgba, w, h), std::out_of_range);
+}
+
+// The bench end to end on the CPU: the table, the coverage and speed-up lines, the CSV and its metadata.
+TEST(StencilBench, WritesTheTableAndTheCsv) {
+  test::TempDir io("stencil-bench");
+  const std::string csv = io.str() + "/s.csv";
+  const test::CliResult r = test::run_megaview(
+      io, "bench --cpu --workload stencil --size 48 --partitions 1,4 --depth 1,2 --exchange sync,async --overlap off,on "
+          "--iterations 4 --repeat 1 --csv '" + csv + "'", "MV_FIGURES_SCRIPT=/nonexistent");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("overlap coverage"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best: size 48"), std::string::npos) << r.out;
+  const std::string text = test::slurp(csv);
+  EXPECT_EQ(text.rfind("size,partitions,gpus,tiles,depth,exchange,overlap,kernel,", 0), 0u) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 2 * 2 * 2);
+  EXPECT_NE(test::slurp(io.str() + "/s.json").find("\"stencil-bench\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mv
