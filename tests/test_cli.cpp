@@ -1102,6 +1102,21 @@ TEST_F(Gui, LatticeWorkloadRunsLiveSwitchesItsGridAndCaptures) {
   EXPECT_EQ(j["knobs"]["block_width"], 16);
   EXPECT_EQ(j["knobs"]["width"], 64);
   EXPECT_TRUE(fs::exists(caps + "/gibbs-gibbs-cpu-mean-0001.png"));
+
+  // The stencil from the command line (--workload, its --size and --partitions options): the partitions
+  // and the halo depth switch live and keep the field.
+  const std::string caps2 = dir / "caps-stencil";
+  const Result s = viewer("--cpu --workload stencil --size 256 --partitions 2 --frames 12 --smoke-at "
+                          "4:partitions=4,6:depth=4,8:capture --capture-dir '" + caps2 + "'");
+  ASSERT_EQ(s.code, 0) << s.err;
+  const std::string depth = line_after(s.out + s.err, "lattice: Set depth 4: now ");
+  ASSERT_NE(depth.find(", step "), std::string::npos) << s.err;
+  EXPECT_GT(std::stoll(depth.substr(depth.find(", step ") + 7)), 0) << depth;
+  const nlohmann::json k = nlohmann::json::parse(test::slurp(caps2 + "/stencil-deep-halo-field-0001.json"));
+  EXPECT_EQ(k["workload"], "stencil");
+  EXPECT_EQ(k["knobs"]["partitions"], 4);
+  EXPECT_EQ(k["knobs"]["depth"], 4);
+  EXPECT_EQ(k["knobs"]["size"], 256);
 }
 
 // lic2d and ridge3d (Lehmann 2023's other two benchmarks) in the GUI: picked by name, run, captured with

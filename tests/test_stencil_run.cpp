@@ -52,7 +52,7 @@ TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
   ASSERT_NE(s, nullptr);
   EXPECT_TRUE(same_bits(s->field(), reference(96, 15)));
   const nlohmann::json r = run->report();
-  EXPECT_EQ(r["knobs"]["depth"], "4");
+  EXPECT_EQ(r["knobs"]["depth"], 4);
   EXPECT_EQ(r["tiles"], "2x3");
   EXPECT_TRUE(r.contains("gb_per_s"));
   EXPECT_TRUE(r["phase_ms_per_iteration"].contains("inner"));

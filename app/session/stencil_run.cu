@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "app/session/params_report.h"
 #include "base/cuda_check.h"
 #include "render/lattice/jacobi.h"
 #include "render/tonemap.h"
@@ -292,9 +293,7 @@ nlohmann::json StencilRun::report() const {
   r["strategy"] = strategy();
   r["steps"] = steps_;
   r["device"] = gpu_ ? "gpu" : "cpu";
-  nlohmann::json knobs;
-  for (const auto& [name, text] : params_.values()) knobs[name] = text;
-  r["knobs"] = knobs;
+  r["knobs"] = params_json(params_);  // typed, keyed as every sidecar's settings (app/session/params_report.h)
   const HaloPlan& p = engine_->plan();
   r["tiles"] = std::to_string(p.px) + "x" + std::to_string(p.py);
   const HaloPhaseTimes& t = since_;
