@@ -1,5 +1,5 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups with several block shapes) give the CPU reference's bits; gibbs-blog (its
+// launch shapes, gibbs-groups and gibbs-persistent with several block shapes) give the CPU reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain. Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -39,6 +39,13 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       g.set_strategy("gibbs-groups");
       g.run_sweeps(13);
       EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " block " << bw << "x" << bh;
+      GibbsRun q(k, true);
+      q.params().set(q.params().find("block-width"), bw);
+      q.params().set(q.params().find("block-height"), bh);
+      q.set_strategy("gibbs-persistent");
+      q.run_sweeps(6);
+      q.run_sweeps(7);
+      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " block " << bw << "x" << bh;
     }
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
@@ -62,7 +69,9 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.set_strategy("gibbs-cpu");
   g.run_sweeps(3);
   g.set_strategy("gibbs-groups");
-  g.run_sweeps(4);
+  g.run_sweeps(2);
+  g.set_strategy("gibbs-persistent");
+  g.run_sweeps(2);
   EXPECT_EQ(g.steps(), 12u);
   EXPECT_EQ(g.state(), want);
 }

@@ -4,10 +4,11 @@
 // "Poisson-Icing: Gibbs sampling with a GPU using CuPy" (../shared/papers/poisson-ising-gibbs-cupy.txt).
 //
 // Strategies (GPU run): "gibbs-deep" (several sweeps per launch on shared-memory tiles with deep halos),
-// "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-blog" (the
+// "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-persistent"
+// (gibbs-groups' update in one cooperative launch, a grid barrier per half-sweep), "gibbs-blog" (the
 // document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
 // one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
-// reference). gibbs-deep, gibbs-groups and gibbs-cpu give identical bits for the same seed; gibbs-blog
+// reference). gibbs-deep, gibbs-groups, gibbs-persistent and gibbs-cpu give identical bits for the same seed; gibbs-blog
 // samples the same chain law with other roundings. A CPU run (no GPU) has gibbs-cpu only.
 #pragma once
 
@@ -41,7 +42,7 @@ struct GibbsSettings {
   int sweeps_per_launch = 4;        ///< gibbs-deep: sweeps per launch (halo 2 · this)
 
   /// Throws InputError("", "--name", …) for a combination the table alone cannot refuse: width not a
-  /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 48 KiB of shared memory.
+  /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 40 KiB of shared memory.
   void validate() const;
 };
 
@@ -84,6 +85,9 @@ class GibbsRun : public LatticeRun {
   void start();                    // (re)builds the model and the initial state from s_
   void sweep_cpu(uint32_t first, uint32_t n);
   void sweeps_gpu(uint32_t first, uint32_t n);
+  template <int NX>
+  void sweeps_gpu_with(uint32_t first, uint32_t n);
+  PoissonIsingRule<kPoissonIsingMaxTerms> host_rule() const;
   void keep_sample();
   void ensure_current();          // applies knob changes: restart when a model knob changed
 
@@ -92,8 +96,7 @@ class GibbsRun : public LatticeRun {
   GibbsSettings s_, started_;
   std::unique_ptr<Params> params_;
   PoissonIsingTables tables_;
-  std::vector<float> lambda_;
-  std::vector<uint8_t> xmax_;
+  LambdaField field_;
   std::vector<uint8_t> hx_;        // CPU run: the lattice
   std::vector<uint32_t> hsum_;     // CPU run: the sum of kept samples
   uint64_t steps_ = 0, kept_ = 0;
