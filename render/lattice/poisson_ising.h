@@ -52,6 +52,15 @@ MV_HD MV_INLINE float pi_add(float a, float b) {
   return a + b;
 #endif
 }
+/// a · b + c rounded once (IEEE fused multiply-add): one FFMA on the GPU, libm's correctly rounded fmaf
+/// on the CPU (in software where the processor lacks FMA), so both give the same bits.
+MV_HD MV_INLINE float pi_fma(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
 
 /// Terms of the unrolled draw for lattices whose largest x_max is at most 7 (λ ≤ 1.9): 8 weights, two
 /// float4 loads per row, no branch.
@@ -62,10 +71,11 @@ inline constexpr int kPoissonIsingMaxTerms = 40;
 /// The heat-bath draw of one site. `row` = the site's table row g'(x) = exp(−γ(k x² − 2xS) − m) / x! for
 /// its (x_max, k, S): x = 0 … x_max, then zeros (16-byte aligned); `lambda` > 0; `xm` = x_max(λ) ∈ [1,
 /// NX − 1]; `u` ∈ [0, 1). Weights w(x) = λˣ · g'(x) (the λ part by the ratio recurrence p(x+1) = p(x)·λ),
-/// cumulative sums c(x), Z = c(xm); returns the number of x < xm with c(x) ≤ u·Z, i.e. the smallest x with
-/// c(x) > u·Z. Where every weight underflows (Z = 0: neighbours far above what λ allows) it returns xm.
-/// NX = kPoissonIsingFastTerms runs all 8 terms without a branch (the zeros after x_max add exact zeros
-/// and u·Z < Z); any other NX runs x ≤ xm only. Both compute the same bits.
+/// cumulative sums c(x) = fma(p(x), g'(x), c(x−1)) (nondecreasing), Z = c(xm); returns the number of
+/// x < xm with c(x) ≤ u·Z, i.e. the smallest x with c(x) > u·Z. Where every weight underflows (Z = 0:
+/// neighbours far above what λ allows) it returns xm. NX = kPoissonIsingFastTerms runs all 8 terms
+/// without a branch (the zeros after x_max add exact zeros and u·Z < Z) and finds the count by a
+/// three-step binary search; any other NX runs x ≤ xm and counts. Both compute the same bits.
 template <int NX>
 MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, float u) {
   static_assert(NX % 4 == 0, "the draw reads its row four weights at a time");
@@ -82,22 +92,22 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 #pragma unroll
 #endif
     for (int x = 0; x < 8; ++x) {
-      z = pi_add(z, pi_mul(p, g[x]));
+      z = pi_fma(p, g[x], z);
       c[x] = z;
       p = pi_mul(p, lambda);
     }
     const float t = pi_mul(u, z);
-    int r = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int x = 0; x < 7; ++x) r += c[x] <= t ? 1 : 0;
+    // #{x < 7 : c(x) ≤ t} over the nondecreasing c(0 … 6): test c(3), then c(1) or c(5), then one of c(0, 2, 4, 6).
+    int r = c[3] <= t ? 4 : 0;
+    r += (r ? c[5] : c[1]) <= t ? 2 : 0;
+    const float last = r == 0 ? c[0] : r == 2 ? c[2] : r == 4 ? c[4] : c[6];
+    r += last <= t ? 1 : 0;
     return r < xm ? r : xm;
   } else {
     float c[NX];
     float p = 1.f, z = 0.f;
     for (int x = 0; x <= xm; ++x) {
-      z = pi_add(z, pi_mul(p, row[x]));
+      z = pi_fma(p, row[x], z);
       c[x] = z;
       p = pi_mul(p, lambda);
     }
