@@ -193,7 +193,9 @@ void GibbsRun::set_strategy(const std::string& name) {
   const auto& names = all_strategy_names();
   const auto it = std::find(names.begin(), names.end(), name);
   const size_t id = static_cast<size_t>(it - names.begin());
-  if (it == names.end() || (!gpu_ && id != kCpu)) {
+  if (it != names.end() && !gpu_ && id != kCpu)
+    throw InputError("", "--strategy", "\"" + name + "\" needs a CUDA GPU; this run has gibbs-cpu only");
+  if (it == names.end()) {
     std::string list;
     for (const std::string& n : strategies()) list += (list.empty() ? "" : ", ") + n;
     throw InputError("", "--strategy", "must be one of " + list + ", got \"" + name + "\"");
@@ -308,7 +310,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
       sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
       s0 = first + done;
       MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<PoissonIsingRule<NX>>),
-                                                dim3(blocks), dim3(threads), args, 0, nullptr));
+                                                dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
       MV_CUDA_CHECK_LAUNCH();
       done += static_cast<uint32_t>(sweeps);
     }

@@ -88,21 +88,23 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
 }
 
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
-/// many blocks as are resident at once): each thread takes 8-column groups in a grid-stride loop, and the
-/// grid synchronises after every half-sweep.
+/// many blocks as are resident at once, any block shape): the 8-column groups, row-major, go to the
+/// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
+/// every half-sweep.
 template <class Rule>
 __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep0,
                                         int sweeps) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const uint32_t gpr = static_cast<uint32_t>(width) / 8u;
-  const uint32_t total = gpr * static_cast<uint32_t>(height);
-  const uint32_t stride = gridDim.x * blockDim.x;
+  const int gpr = width / 8;
+  const int tid = static_cast<int>(blockIdx.x * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
+  const int nt = static_cast<int>(gridDim.x * blockDim.x * blockDim.y);
+  const int r_start = tid / gpr, g_start = tid - r_start * gpr, r_step = nt / gpr, g_step = nt - r_step * gpr;
   for (int h = 0; h < 2 * sweeps; ++h) {
     const int colour = h & 1;
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h >> 1);
-    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < total; w += stride) {
-      const int r = static_cast<int>(w / gpr), c0 = static_cast<int>(8u * (w - static_cast<uint32_t>(r) * gpr));
+    for (int r = r_start, gi = g_start; r < height;) {
       uint8_t* row = x + static_cast<size_t>(r) * width;
+      const int c0 = 8 * gi;
       const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
       const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
       const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
@@ -110,6 +112,12 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
       const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
       *reinterpret_cast<uint2*>(row + c0) =
           lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+      gi += g_step;
+      r += r_step;
+      if (gi >= gpr) {
+        gi -= gpr;
+        ++r;
+      }
     }
     grid.sync();
   }
