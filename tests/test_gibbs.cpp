@@ -289,9 +289,11 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
   run->restart();
   EXPECT_EQ(run->steps(), 0u);
   // A refused combination changes nothing.
-  p.set(p.find("block-width"), 64);
-  EXPECT_THROW(p.set(p.find("block-height"), 32), InputError);
-  EXPECT_EQ(p.get(p.find("block-height")), 4.0);
+  p.set(p.find("block-width"), 1);
+  p.set(p.find("block-width"), 32);
+  EXPECT_THROW(p.set(p.find("block-width"), 64), InputError);  // 64 × 32 threads
+  EXPECT_EQ(p.get(p.find("block-width")), 32.0);
+  EXPECT_EQ(p.get(p.find("block-height")), 32.0);
 }
 
 TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {

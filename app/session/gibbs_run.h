@@ -9,7 +9,8 @@
 // document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
 // one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
 // reference). gibbs-deep, gibbs-groups, gibbs-persistent and gibbs-cpu give identical bits for the same seed; gibbs-blog
-// samples the same chain law with other roundings. A CPU run (no GPU) has gibbs-cpu only.
+// samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (the fastest on the
+// H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,7 +36,9 @@ struct GibbsSettings {
   LambdaMap lambda_map = LambdaMap::Gaussian;
   double decay_width = 0.25;        ///< Gaussian σ as a fraction of min(width, height)
   int seed = 1;
-  int block_width = 32, block_height = 4;  ///< threads per block (the document's best on the H100: 32 × 4)
+  /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
+  /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
+  int block_width = 32, block_height = 32;
   bool padding = false;             ///< the document's shared-memory row padding (+6 at width 8, +2 at width 4)
   int thinning = 500;               ///< keep every thinning-th sweep for the running mean
   int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
