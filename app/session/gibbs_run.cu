@@ -237,6 +237,7 @@ void GibbsRun::start() {
   tables_ = make_poisson_ising_tables(s_.gamma, X);
   const size_t n = static_cast<size_t>(s_.width) * s_.height;
   steps_ = kept_ = 0;
+  ++runs_;
   sweeps_per_ms_ = 0.0;
   last_rate_sweeps_per_s_ = 0.0;
   if (gpu_) {
@@ -479,9 +480,13 @@ nlohmann::json GibbsRun::report() const {
   j["x_max"] = tables_.X;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
-  std::vector<uint64_t> hist(static_cast<size_t>(tables_.X) + 1, 0);
-  for (uint8_t v : state()) ++hist[std::min<size_t>(v, hist.size() - 1)];
-  j["histogram"] = hist;
+  if (hist_steps_ != steps_ || hist_runs_ != runs_) {  // counted once per state, not once per frame
+    hist_.assign(static_cast<size_t>(tables_.X) + 1, 0);
+    for (uint8_t v : state()) ++hist_[std::min<size_t>(v, hist_.size() - 1)];
+    hist_steps_ = steps_;
+    hist_runs_ = runs_;
+  }
+  j["histogram"] = hist_;
   return j;
 }
 

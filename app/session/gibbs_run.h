@@ -105,6 +105,9 @@ class GibbsRun : public LatticeRun {
   uint64_t steps_ = 0, kept_ = 0;
   double sweeps_per_ms_ = 0.0;     // measured rate (0: unknown)
   double last_rate_sweeps_per_s_ = 0.0;
+  uint64_t runs_ = 0;              // restarts, for the histogram's cache
+  mutable std::vector<uint64_t> hist_;
+  mutable uint64_t hist_steps_ = ~0ull, hist_runs_ = ~0ull;
   struct Device;
   std::unique_ptr<Device> d_;
 };
