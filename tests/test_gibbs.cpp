@@ -79,20 +79,21 @@ TEST(Gibbs, TableDrawFollowsTheExactCpmf) {
 }
 
 TEST(Gibbs, UnrolledDrawGivesTheGenericDrawsBits) {
-  // The kernels' branch-free 8-term draw and the generic one agree bit for bit wherever x_max ≤ 7,
-  // also at the edges of u and where every weight underflows.
-  for (double gamma : {0.0, 0.8, 5.0}) {
-    const PoissonIsingTables t = make_poisson_ising_tables(gamma, 7);
+  // The kernels' branch-free 8-term (x_max ≤ 7) and 7-term (x_max ≤ 6) draws and the generic one agree
+  // bit for bit, also at the edges of u and where every weight underflows.
+  for (auto [gamma, X] : {std::pair{0.0, 7}, std::pair{0.8, 7}, std::pair{5.0, 7}, std::pair{0.8, 2}, std::pair{0.8, 3}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
     uint32_t h = 12345;
     for (int i = 0; i < 20000; ++i) {
       const Philox4x32 r = philox4x32_10(i, 0, 0, 0, 99, 0);
-      const int xm = 1 + static_cast<int>(r.v[0] % 7), k = static_cast<int>(r.v[1] % 5);
-      const int S = static_cast<int>(r.v[2] % (4 * 7 + 1));
+      const int xm = 1 + static_cast<int>(r.v[0] % X), k = static_cast<int>(r.v[1] % 5);
+      const int S = static_cast<int>(r.v[2] % (4 * X + 1));
       const float lambda = 1e-6f + 1.9f * uniform_from_bits(r.v[3]);
       const float u = i % 97 == 0 ? 0.f : i % 89 == 0 ? 0.99999994f : uniform_from_bits(h = r.v[3] ^ (h * 2654435761u));
-      EXPECT_EQ(poisson_ising_draw<kPoissonIsingFastTerms>(t.row(xm, k, S), lambda, xm, u),
-                poisson_ising_draw<kPoissonIsingMaxTerms>(t.row(xm, k, S), lambda, xm, u))
+      const int want = poisson_ising_draw<kPoissonIsingMaxTerms>(t.row(xm, k, S), lambda, xm, u);
+      EXPECT_EQ(poisson_ising_draw<kPoissonIsingFastTerms>(t.row(xm, k, S), lambda, xm, u), want)
           << "γ " << gamma << " xm " << xm << " k " << k << " S " << S << " λ " << lambda << " u " << u;
+      if (xm <= 6) EXPECT_EQ(poisson_ising_draw<7>(t.row(xm, k, S), lambda, xm, u), want) << "7 terms, xm " << xm;
     }
   }
 }

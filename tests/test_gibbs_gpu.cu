@@ -31,8 +31,11 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
 
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
   MV_GIBBS_REQUIRE_GPU();
-  for (auto [w, h] : {std::pair{"64", "40"}, std::pair{"136", "27"}}) {
-    const ParamValues k = knobs(w, h);
+  // λ 2.5 (x_max up to 11: the generic draw), 0.9 (6: the unrolled draw) and 0.05 (2: the unrolled draw
+  // on short table rows), on a lattice of whole and of partial tiles.
+  for (auto [w, h, lambda] : {std::tuple{"64", "40", "2.5"}, std::tuple{"136", "27", "0.9"}, std::tuple{"72", "33", "0.05"}}) {
+    ParamValues k = knobs(w, h);
+    k["lambda"] = lambda;
     const std::vector<uint8_t> want = cpu_state(k, 13);
     for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}}) {
       GibbsRun g(k, true);
@@ -40,14 +43,14 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       g.params().set(g.params().find("block-height"), bh);
       g.set_strategy("gibbs-groups");
       g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " block " << bw << "x" << bh;
+      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
       GibbsRun q(k, true);
       q.params().set(q.params().find("block-width"), bw);
       q.params().set(q.params().find("block-height"), bh);
       q.set_strategy("gibbs-persistent");
       q.run_sweeps(6);
       q.run_sweeps(7);
-      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " block " << bw << "x" << bh;
+      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
     }
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
@@ -56,7 +59,8 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       g.params().set(g.params().find("sweeps-per-launch"), n);
       g.set_strategy("gibbs-deep");
       g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " tile " << tw << "x" << th << " n " << n;
+      EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda << " tile " << tw << "x" << th
+                                 << " n " << n;
     }
   }
 }

@@ -275,7 +275,8 @@ void GibbsRun::sweep_cpu(uint32_t first, uint32_t n) {
 }
 
 void GibbsRun::sweeps_gpu(uint32_t first, uint32_t n) {
-  if (tables_.X < kPoissonIsingFastTerms) sweeps_gpu_with<kPoissonIsingFastTerms>(first, n);
+  if (tables_.X < 7) sweeps_gpu_with<7>(first, n);
+  else if (tables_.X < kPoissonIsingFastTerms) sweeps_gpu_with<kPoissonIsingFastTerms>(first, n);
   else sweeps_gpu_with<kPoissonIsingMaxTerms>(first, n);
 }
 
@@ -323,7 +324,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
       const dim3 grid((W + shape.tw - 1) / shape.tw, (H + shape.th - 1) / shape.th);
       // The weight table goes to shared memory beside the tile when both fit 48 KiB (else it stays in L1).
       const size_t tile = (shape.smem_bytes() + 15) / 16 * 16;
-      const int table = NX == kPoissonIsingFastTerms && tile + sizeof(float) * tables_.weights.size() <= 48 * 1024
+      const int table = NX <= kPoissonIsingFastTerms && tile + sizeof(float) * tables_.weights.size() <= 48 * 1024
                             ? static_cast<int>(tables_.weights.size())
                             : 0;
       const size_t smem = tile + sizeof(float) * table;

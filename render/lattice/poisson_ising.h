@@ -20,6 +20,7 @@
 // the same bits from the same tables and the same uniform.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -78,8 +79,8 @@ inline constexpr int kPoissonIsingMaxTerms = 40;
 /// three-step binary search; any other NX runs x ≤ xm and counts. Both compute the same bits.
 template <int NX>
 MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, float u) {
-  static_assert(NX % 4 == 0, "the draw reads its row four weights at a time");
-  if constexpr (NX == kPoissonIsingFastTerms) {
+  static_assert(NX == 7 || NX % 4 == 0, "the draw reads its row four weights at a time");
+  if constexpr (NX <= kPoissonIsingFastTerms) {
     float g[8];
 #if defined(__CUDA_ARCH__)
     const float4 a = reinterpret_cast<const float4*>(row)[0], b = reinterpret_cast<const float4*>(row)[1];
@@ -91,7 +92,7 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int x = 0; x < 8; ++x) {
+    for (int x = 0; x < NX; ++x) {
       z = pi_fma(p, g[x], z);
       c[x] = z;
       p = pi_mul(p, lambda);
@@ -142,13 +143,14 @@ MV_HD MV_INLINE int poisson_ising_draw_direct(const int* n, int k, float lambda,
 
 /// The γ tables for one γ ≥ 0 and an upper bound X of x_max over the lattice (1 ≤ X ≤ 36).
 /// weights[((xm · 5 + k) · (4X+1) + S) · stride + x] = exp(−γ(k x² − 2xS) − m(k, S)) / x! for x ≤ xm, 0 for
-/// xm < x < stride (X+1 rounded up to 4); m = the largest exponent over x ∈ [0, X]; xm ∈ 0 … X,
+/// xm < x < stride (X+1 rounded up to 4, at least 8); m = the largest exponent over x ∈ [0, X]; xm ∈ 0 … X,
 /// k ∈ 0 … 4, S ∈ 0 … 4X.
 struct PoissonIsingTables {
   int X = 0;
   double gamma = 0.0;
   std::vector<float> weights;
-  size_t s_stride() const { return (static_cast<size_t>(X) + 4) / 4 * 4; }
+  /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
+  size_t s_stride() const { return std::max<size_t>(8, (static_cast<size_t>(X) + 4) / 4 * 4); }
   size_t k_stride() const { return (4 * static_cast<size_t>(X) + 1) * s_stride(); }
   /// The weights of a site with x_max xm and k real neighbours summing to S.
   const float* row(int xm, int k, int S) const {
@@ -182,7 +184,8 @@ LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, in
 
 /// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
 /// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
-/// (kPoissonIsingFastTerms when X < 8, else kPoissonIsingMaxTerms); every NX > X gives the same bits.
+/// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
+/// same bits.
 template <int NX>
 struct PoissonIsingRule {
   static constexpr int kTerms = NX;

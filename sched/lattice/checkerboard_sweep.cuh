@@ -57,11 +57,14 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
   float u[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const int c = c0 + 2 * j + p;
     S[j] = static_cast<int>((s64 >> (16 * j)) & 0xFFu);
-    k[j] = k_rows - (c == 0 ? 1 : 0) - (c + 1 == width ? 1 : 0);
+    k[j] = k_rows;
     u[j] = uniform_from_bits(rnd.v[j]);
   }
+  // Only column 0 (site j = 0 of the first group at p = 0) and column width − 1 (site j = 3 of the last
+  // group at p = 1) miss a left or right neighbour.
+  k[0] -= c0 == 0 && p == 0 ? 1 : 0;
+  k[3] -= c0 + 8 == width && p == 1 ? 1 : 0;
   rule.draw4(r, c0, p, S, k, u, v);
   const uint64_t vals = static_cast<uint64_t>(v[0]) | static_cast<uint64_t>(v[1]) << 16 |
                         static_cast<uint64_t>(v[2]) << 32 | static_cast<uint64_t>(v[3]) << 48;
