@@ -23,6 +23,14 @@ ParamValues knobs(const char* w, const char* h) {
   return {{"width", w}, {"height", h}, {"thinning", "3"}, {"seed", "11"}, {"lambda", "2.5"}, {"decay-width", "0.3"}};
 }
 
+/// Sets the block shape through 1 × bh, so that no intermediate shape exceeds 1024 threads.
+void set_block(GibbsRun& g, int bw, int bh) {
+  Params& p = g.params();
+  p.set(p.find("block-width"), 1);
+  p.set(p.find("block-height"), bh);
+  p.set(p.find("block-width"), bw);
+}
+
 std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   GibbsRun cpu(k, false);
   cpu.run_sweeps(sweeps);
@@ -39,14 +47,12 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
     const std::vector<uint8_t> want = cpu_state(k, 13);
     for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}}) {
       GibbsRun g(k, true);
-      g.params().set(g.params().find("block-width"), bw);
-      g.params().set(g.params().find("block-height"), bh);
+      set_block(g, bw, bh);
       g.set_strategy("gibbs-groups");
       g.run_sweeps(13);
       EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
       GibbsRun q(k, true);
-      q.params().set(q.params().find("block-width"), bw);
-      q.params().set(q.params().find("block-height"), bh);
+      set_block(q, bw, bh);
       q.set_strategy("gibbs-persistent");
       q.run_sweeps(6);
       q.run_sweeps(7);
@@ -92,8 +98,7 @@ TEST(GibbsGpu, BlogKernelSamplesTheSameLaw) {
     kk["seed"] = seed;
     GibbsRun g(kk, true);
     g.set_strategy(strategy);
-    g.params().set(g.params().find("block-width"), bw);
-    g.params().set(g.params().find("block-height"), bh);
+    set_block(g, bw, bh);
     g.params().set(g.params().find("padding"), padding ? 1 : 0);
     g.run_sweeps(200);  // burn-in
     std::vector<double> share(8, 0.0);
