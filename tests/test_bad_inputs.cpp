@@ -590,6 +590,7 @@ TEST(BadInputs, NumbersOfTheGibbsBench) {
       {kGibbsBench + " --sweep-blocks --block 8x8 --out-prefix '{d}/g'", {"--block", "--sweep-blocks"}, 1},
       {kGibbsBench + " --csv '{d}/existing.csv'", {"--csv", "existing.csv"}, 1},
       {kGibbsBench + " --out-prefix '{d}/g'", {"--out-prefix", "--sweep-blocks"}, 1},
+      {"bench --cpu --workload gibbs,mandelbrot --width 64 --height 32", {"--workload", "\"mandelbrot\""}, 1},
   });
 }
 

@@ -13,7 +13,6 @@
 #include "app/cli/cli_validate.h"
 #include "app/cli/figures.h"
 #include "app/session/gibbs_run.h"
-#include "app/session/lattice_run.h"
 #include "app/session/output_file.h"
 #include "base/errors.h"
 #include "render/gpu.h"
@@ -274,13 +273,14 @@ void add_gibbs_bench_options(CLI::App& bench, GibbsBenchCommand& g) {
   add_param_options(bench, specs, "gibbs", [&g](const std::string& name, const std::string& text) { g.knobs[name] = text; });
 }
 
-bool is_lattice_bench(const std::vector<std::string>& workloads) {
-  for (const std::string& w : workloads)
-    if (find_lattice_workload(w)) return true;
-  return false;
+bool is_gibbs_bench(const std::vector<std::string>& workloads) {
+  return std::find(workloads.begin(), workloads.end(), "gibbs") != workloads.end();
 }
 
 void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
+  for (const std::string& w : bench.get_option("--workload")->as<std::vector<std::string>>())
+    if (w != "gibbs")
+      throw InputError("", "--workload", "gibbs is benched alone; give \"" + w + "\" to a bench of its own");
   // The options the gibbs bench shares with the other benches.
   if (bench.count("--repeat") > 0) {
     g.repeat_given = true;
