@@ -586,3 +586,38 @@ TEST(Progress, TimesAndRatesRead) {
 
 }  // namespace
 }  // namespace mv
+
+namespace mv {
+namespace {
+
+const std::string kGibbsBench = "bench --cpu --workload gibbs --width 64 --height 32 --sweeps 1 --repeat 1";
+
+TEST(BadInputs, NumbersOfTheGibbsBench) {
+  run_cases({
+      {kGibbsBench + " --lambda 0", {"--lambda", "[1e-06, 16]", "\"0\""}},
+      {kGibbsBench + " --lambda -1", {"--lambda", "[1e-06, 16]"}},
+      {kGibbsBench + " --lambda nan", {"--lambda", "\"nan\""}},
+      {kGibbsBench + " --lambda 17", {"--lambda", "[1e-06, 16]"}},
+      {kGibbsBench + " --gamma -0.5", {"--gamma", "[0, 10]"}},
+      {kGibbsBench + " --gamma nan", {"--gamma", "\"nan\""}},
+      {kGibbsBench + " --decay-width 0", {"--decay-width", "[0.01, 10]"}},
+      {kGibbsBench + " --thinning 0", {"--thinning", "[1, 1000000]"}},
+      {kGibbsBench + " --sweeps 0", {"--sweeps"}},
+      {kGibbsBench + " --padding maybe", {"--padding"}},
+      {kGibbsBench + " --block 64x32", {"--block", "W × H ≤ 1024", "\"64x32\""}, 1},
+      {kGibbsBench + " --block 0x4", {"--block", "W, H ≥ 1"}, 1},
+      {kGibbsBench + " --block 32", {"--block", "WxH"}, 1},
+      {"bench --cpu --workload gibbs --width 60 --height 32 --sweeps 1", {"--width", "a multiple of 8"}, 1},
+      {kGibbsBench + " --tile-width 12", {"--tile-width", "a multiple of 8"}, 1},
+      {kGibbsBench + " --strategy gibbs-nope", {"--strategy", "gibbs-cpu", "\"gibbs-nope\""}, 1},
+      {kGibbsBench + " --strategy gibbs-deep", {"--strategy", "\"gibbs-deep\" needs a CUDA GPU"}, 1},
+      {kGibbsBench + " --sweep-blocks", {"--sweep-blocks", "--out-prefix"}, 1},
+      {kGibbsBench + " --sweep-blocks --block 8x8 --out-prefix '{d}/g'", {"--block", "--sweep-blocks"}, 1},
+      {kGibbsBench + " --csv '{d}/existing.csv'", {"--csv", "existing.csv"}, 1},
+      {kGibbsBench + " --out-prefix '{d}/g'", {"--out-prefix", "--sweep-blocks"}, 1},
+      {"bench --cpu --workload gibbs,mandelbrot --width 64 --height 32", {"--workload", "\"mandelbrot\""}, 1},
+  });
+}
+
+}  // namespace
+}  // namespace mv

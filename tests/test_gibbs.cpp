@@ -53,7 +53,7 @@ std::vector<double> draw_law(const PoissonIsingTables& t, int k, int S, float la
   std::vector<double> f(xm + 1, 0.0);
   const int n = 1 << 16;
   for (int i = 0; i < n; ++i) {
-    const int x = poisson_ising_draw(t.row(k, S), t.inv.data(), lambda, xm, (i + 0.5f) / n);
+    const int x = poisson_ising_draw<kPoissonIsingMaxTerms>(t.row(xm, k, S), lambda, xm, (i + 0.5f) / n);
     EXPECT_GE(x, 0);
     EXPECT_LE(x, xm);
     f[x] += 1.0 / n;
@@ -78,6 +78,26 @@ TEST(Gibbs, TableDrawFollowsTheExactCpmf) {
     }
 }
 
+TEST(Gibbs, UnrolledDrawGivesTheGenericDrawsBits) {
+  // The kernels' branch-free 8-term (x_max ≤ 7) and 7-term (x_max ≤ 6) draws and the generic one agree
+  // bit for bit, also at the edges of u and where every weight underflows.
+  for (auto [gamma, X] : {std::pair{0.0, 7}, std::pair{0.8, 7}, std::pair{5.0, 7}, std::pair{0.8, 2}, std::pair{0.8, 3}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
+    uint32_t h = 12345;
+    for (int i = 0; i < 20000; ++i) {
+      const Philox4x32 r = philox4x32_10(i, 0, 0, 0, 99, 0);
+      const int xm = 1 + static_cast<int>(r.v[0] % X), k = static_cast<int>(r.v[1] % 5);
+      const int S = static_cast<int>(r.v[2] % (4 * X + 1));
+      const float lambda = 1e-6f + 1.9f * uniform_from_bits(r.v[3]);
+      const float u = i % 97 == 0 ? 0.f : i % 89 == 0 ? 0.99999994f : uniform_from_bits(h = r.v[3] ^ (h * 2654435761u));
+      const int want = poisson_ising_draw<kPoissonIsingMaxTerms>(t.row(xm, k, S), lambda, xm, u);
+      EXPECT_EQ(poisson_ising_draw<kPoissonIsingFastTerms>(t.row(xm, k, S), lambda, xm, u), want)
+          << "γ " << gamma << " xm " << xm << " k " << k << " S " << S << " λ " << lambda << " u " << u;
+      if (xm <= 6) EXPECT_EQ(poisson_ising_draw<7>(t.row(xm, k, S), lambda, xm, u), want) << "7 terms, xm " << xm;
+    }
+  }
+}
+
 TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
   // A border site with three real neighbours: its law equals the full definition with the padded fourth
   // neighbour equal to the site itself, whose (x − x)² is zero, and the sampler's k = 3 row draws it.
@@ -93,7 +113,7 @@ TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
   }
   const std::vector<double> three = poisson_ising_cpmf(real, lambda, gamma);
   const PoissonIsingTables t = make_poisson_ising_tables(gamma, xm);
-  const std::vector<double> drawn = draw_law(t, 3, 6, static_cast<float>(lambda), xm);
+  const std::vector<double> drawn = draw_law(t, 3, 6, static_cast<float>(lambda), xm);  // S = 2 + 3 + 1
   for (int x = 0; x <= xm; ++x) {
     EXPECT_NEAR(padded[x] / z, three[x], 1e-12);
     EXPECT_NEAR(drawn[x], three[x], 1e-4);
@@ -113,11 +133,19 @@ TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   const int W = 3, H = 3;
   const float lambda = 1.f;
   const double gamma = 0.3;
-  std::vector<float> lam(9, lambda);
+  const std::vector<float> lam_row(3, lambda), lam_col(3, 1.f);
   std::vector<uint8_t> xm(9, 1);
   xm[4] = 2;
   const PoissonIsingTables t = make_poisson_ising_tables(gamma, 2);
-  const PoissonIsingRule rule{lam.data(), xm.data(), t.weights.data(), t.inv.data(), t.X, static_cast<float>(gamma)};
+  PoissonIsingRule<kPoissonIsingMaxTerms> rule;
+  rule.lam_row = lam_row.data();
+  rule.lam_col = lam_col.data();
+  rule.xmax = xm.data();
+  rule.weights = t.weights.data();
+  rule.X = t.X;
+  rule.stride = static_cast<int>(t.s_stride());
+  rule.width = W;
+  rule.gamma = static_cast<float>(gamma);
   auto code = [&](const std::vector<uint8_t>& x) {
     int c = 0;
     for (int i = 0; i < 9; ++i) c = c * 3 + x[i];
@@ -262,9 +290,11 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
   run->restart();
   EXPECT_EQ(run->steps(), 0u);
   // A refused combination changes nothing.
-  p.set(p.find("block-width"), 64);
-  EXPECT_THROW(p.set(p.find("block-height"), 32), InputError);
-  EXPECT_EQ(p.get(p.find("block-height")), 4.0);
+  p.set(p.find("block-width"), 1);
+  p.set(p.find("block-width"), 32);
+  EXPECT_THROW(p.set(p.find("block-width"), 64), InputError);  // 64 × 32 threads
+  EXPECT_EQ(p.get(p.find("block-width")), 32.0);
+  EXPECT_EQ(p.get(p.find("block-height")), 32.0);
 }
 
 TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {

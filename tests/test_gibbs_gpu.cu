@@ -1,9 +1,11 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups with several block shapes) give the CPU reference's bits; gibbs-blog (its
+// launch shapes, gibbs-groups and gibbs-persistent with several block shapes) give the CPU reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "app/session/gibbs_run.h"
@@ -21,6 +23,14 @@ ParamValues knobs(const char* w, const char* h) {
   return {{"width", w}, {"height", h}, {"thinning", "3"}, {"seed", "11"}, {"lambda", "2.5"}, {"decay-width", "0.3"}};
 }
 
+/// Sets the block shape through 1 × bh, so that no intermediate shape exceeds 1024 threads.
+void set_block(GibbsRun& g, int bw, int bh) {
+  Params& p = g.params();
+  p.set(p.find("block-width"), 1);
+  p.set(p.find("block-height"), bh);
+  p.set(p.find("block-width"), bw);
+}
+
 std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   GibbsRun cpu(k, false);
   cpu.run_sweeps(sweeps);
@@ -29,16 +39,24 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
 
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
   MV_GIBBS_REQUIRE_GPU();
-  for (auto [w, h] : {std::pair{"64", "40"}, std::pair{"136", "27"}}) {
-    const ParamValues k = knobs(w, h);
+  // λ 2.5 (x_max up to 11: the generic draw), 0.9 (6: the unrolled draw) and 0.05 (2: the unrolled draw
+  // on short table rows), on a lattice of whole and of partial tiles.
+  for (auto [w, h, lambda] : {std::tuple{"64", "40", "2.5"}, std::tuple{"136", "27", "0.9"}, std::tuple{"72", "33", "0.05"}}) {
+    ParamValues k = knobs(w, h);
+    k["lambda"] = lambda;
     const std::vector<uint8_t> want = cpu_state(k, 13);
     for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}}) {
       GibbsRun g(k, true);
-      g.params().set(g.params().find("block-width"), bw);
-      g.params().set(g.params().find("block-height"), bh);
+      set_block(g, bw, bh);
       g.set_strategy("gibbs-groups");
       g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " block " << bw << "x" << bh;
+      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
+      GibbsRun q(k, true);
+      set_block(q, bw, bh);
+      q.set_strategy("gibbs-persistent");
+      q.run_sweeps(6);
+      q.run_sweeps(7);
+      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
     }
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
@@ -47,7 +65,8 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       g.params().set(g.params().find("sweeps-per-launch"), n);
       g.set_strategy("gibbs-deep");
       g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " tile " << tw << "x" << th << " n " << n;
+      EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda << " tile " << tw << "x" << th
+                                 << " n " << n;
     }
   }
 }
@@ -62,7 +81,9 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.set_strategy("gibbs-cpu");
   g.run_sweeps(3);
   g.set_strategy("gibbs-groups");
-  g.run_sweeps(4);
+  g.run_sweeps(2);
+  g.set_strategy("gibbs-persistent");
+  g.run_sweeps(2);
   EXPECT_EQ(g.steps(), 12u);
   EXPECT_EQ(g.state(), want);
 }
@@ -77,8 +98,7 @@ TEST(GibbsGpu, BlogKernelSamplesTheSameLaw) {
     kk["seed"] = seed;
     GibbsRun g(kk, true);
     g.set_strategy(strategy);
-    g.params().set(g.params().find("block-width"), bw);
-    g.params().set(g.params().find("block-height"), bh);
+    set_block(g, bw, bh);
     g.params().set(g.params().find("padding"), padding ? 1 : 0);
     g.run_sweeps(200);  // burn-in
     std::vector<double> share(8, 0.0);
@@ -95,6 +115,33 @@ TEST(GibbsGpu, BlogKernelSamplesTheSameLaw) {
     for (int x = 0; x < 4; ++x)
       EXPECT_NEAR(got[x], ref[x], 0.01 + 0.05 * ref[x]) << "block " << bw << "x" << bh << " x = " << x;
   }
+}
+
+TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
+  MV_GIBBS_REQUIRE_GPU();
+  // The viewer's frame: advance for a 16 ms budget, then the sample view as RGBA. At the benchmark's
+  // configuration (2048², the default knobs) a frame must take well under 33 ms (30 fps).
+  GibbsRun g({}, true);
+  EXPECT_EQ(g.strategy(), "gibbs-persistent");
+  std::vector<uint32_t> rgba;
+  uint32_t w = 0, h = 0;
+  g.advance(16.0);  // warm-up: the first advance measures the rate
+  g.image(0, rgba, w, h);
+  const int frames = 20;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int f = 0; f < frames; ++f) {
+    g.advance(16.0);
+    g.image(static_cast<size_t>(f % 3), rgba, w, h);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / frames;
+  std::printf("gibbs live 2048x2048: %.2f ms per frame (%.1f fps), %.0f sweeps/s\n", ms, 1000.0 / ms,
+              g.report()["sweeps_per_s"].get<double>());
+  EXPECT_EQ(w, 2048u);
+  EXPECT_EQ(h, 2048u);
+  EXPECT_LT(ms, 33.0);
+  const nlohmann::json r = g.report();
+  EXPECT_GT(r["site_updates_per_ns"].get<double>(), 1.0);
+  EXPECT_EQ(r["strategy"], "gibbs-persistent");
 }
 
 }  // namespace

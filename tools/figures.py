@@ -16,6 +16,8 @@ columns. The figures go beside the CSV under its stem (or under --out STEM, for 
   strand-bench  STEM.{png,pdf}  Lehmann 2023 Appendix A: time per strategy (median, min-max bars)
   stencil-bench STEM.{png,pdf}  Valen 2023 Figs 5.1-5.16: time per iteration by halo depth, and the
                 per-phase times stacked, per grid size and partition count
+  gibbs-blocks  STEM-padding, STEM-warps, STEM-widths .{png,pdf}  poisson-ising-gibbs-cupy Figs 16-18: the
+                padding effect (Bland-Altman), the fastest shapes by warps per block, by block width
 
 Existing figures are replaced unless --no-overwrite (then the script refuses, exit status 1, and writes
 nothing). Exit status 1 also for an unreadable or unknown CSV named on the command line.
@@ -153,6 +155,8 @@ def kind_of(columns, meta):
         return "sched-bench"
     if {"score_controller", "score_fifo", "workers", "order"} <= c:
         return "sched-model"
+    if {"strategy", "config", "s_full_mean", "doc_h100_s"} <= c:
+        return "gibbs-blocks"
     if {"workload", "strategy", "n", "median_ms", "speedup_vs_sequential"} <= c:
         return "strand-sweep"
     if {"depth", "exchange", "overlap", "ms_per_iteration", "pack_ms"} <= c:
@@ -523,7 +527,94 @@ def stencil_bench(columns, rows, meta, csv_path, stem):
     return [(stem, fig)]
 
 
+GIBBS_PARTS = ["-padding", "-warps", "-widths"]
+
+
+def _gibbs_series(rows):
+    """Per strategy: config -> (mean s, sd s, row); with the document's three GPUs as extra series."""
+    ours = OrderedDict()
+    for r in rows:
+        ours.setdefault(r["strategy"], OrderedDict())[r["config"]] = (num(r["s_full_mean"]), num(r["s_full_sd"]), r)
+    docs = OrderedDict()
+    for gpu in ("v100", "a100", "h100"):
+        d = OrderedDict()
+        for r in rows:
+            if not math.isnan(num(r.get(f"doc_{gpu}_s"))):
+                d[r["config"]] = (num(r[f"doc_{gpu}_s"]), num(r[f"doc_{gpu}_sd"]), r)
+        if d:
+            docs[f"document {gpu.upper()}"] = d
+    return ours, docs
+
+
+def gibbs_blocks(columns, rows, meta, csv_path, stem):
+    ours, docs = _gibbs_series(rows)
+    gpu = meta.get("gpu") or "this machine"
+    sub = subtitle(meta, csv_path)
+    paper = meta.get("redoes") or "poisson-ising-gibbs-cupy"
+    figures = []
+    # Fig 16: Bland-Altman of the padding effect (widths 4 and 8): x = mean of the pair, y = padded - plain.
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, (series, scale) in zip(axes, [(ours, 1.0), (docs, 1.0)]):
+        for name, d in series.items():
+            xs, ys, es = [], [], []
+            for cfg, (m, sd, r) in d.items():
+                if "+" not in cfg:
+                    continue
+                plain = d.get(cfg.split("+")[0])
+                if not plain:
+                    continue
+                xs.append(0.5 * (m + plain[0]))
+                ys.append(m - plain[0])
+                es.append(math.sqrt(sd * sd + plain[1] * plain[1]))
+            if xs:
+                label = name if series is docs else f"{name} ({gpu})"
+                ax.errorbar(xs, ys, yerr=es, fmt="o", capsize=2.5, label=label, color=colour(label))
+        ax.axhline(0.0, linestyle="--", color="0.4", linewidth=1)
+        ax.set_xlabel("mean of padded and unpadded (s per full run)")
+        ax.set_ylabel("padded - unpadded (s)")
+        ax.legend(fontsize=8)
+    axes[0].set_title("ours")
+    axes[1].set_title("the document (Fig 19's table)")
+    title(fig, paper, "padding effect, Bland-Altman (Fig 16)", sub)
+    fig.tight_layout()
+    figures.append((stem + "-padding", fig))
+
+    def bars(group_of, label_of, what, figname):
+        panels = list(ours.items()) + [(n, d) for n, d in docs.items() if n.endswith("A100") or n.endswith("H100")]
+        fig, axes = plt.subplots(len(panels), 1, figsize=(12, 2.6 * len(panels) + 0.8), squeeze=False)
+        for ax, (name, d) in zip(axes[:, 0], panels):
+            groups = OrderedDict()
+            for cfg, (m, sd, r) in d.items():
+                groups.setdefault(group_of(r), []).append((m, sd, cfg))
+            x, ticks, labels = 0, [], []
+            for g in sorted(groups):
+                items = sorted(groups[g])[:5] if figname == "warps" else sorted(groups[g])
+                for i, (m, sd, cfg) in enumerate(items):
+                    ax.bar(x, m, yerr=sd, color=colour(f"group {g}"), capsize=2, label=label_of(g) if i == 0 else None)
+                    ticks.append(x)
+                    labels.append(cfg)
+                    x += 1
+                x += 1
+            ax.legend(fontsize=7, ncol=min(8, len(groups)), loc="upper left")
+            ax.set_xticks(ticks)
+            ax.set_xticklabels(labels, rotation=90, fontsize=7)
+            ax.set_ylabel("s per full run")
+            ax.set_title(name if name.startswith("document") else f"{name} ({gpu})", fontsize=9)
+            vals = [m for m, _, _ in sum(groups.values(), [])]
+            if vals:
+                lo, hi = min(vals), max(vals)
+                ax.set_ylim(max(0.0, lo - 0.15 * (hi - lo) - 1e-9), hi + 0.15 * (hi - lo) + 1e-9)
+        title(fig, paper, what, sub)
+        fig.tight_layout()
+        figures.append((stem + "-" + figname, fig))
+
+    bars(lambda r: int(num(r["warps"])), lambda g: f"{g} warps", "by warps per block, the 5 fastest each (Fig 17)", "warps")
+    bars(lambda r: int(num(r["block_width"])), lambda g: f"width {g}", "by block width (Fig 18)", "widths")
+    return figures
+
+
 DRAW = {
+    "gibbs-blocks": gibbs_blocks,
     "mse-curve": mse_curve,
     "sort-bench": sort_bench,
     "sched-bench": sched_bench,
@@ -538,7 +629,7 @@ DRAW = {
 
 
 def output_files(kind, stem):
-    parts = ["-time", "-samples"] if kind == "mse-curve" else [""]
+    parts = ["-time", "-samples"] if kind == "mse-curve" else GIBBS_PARTS if kind == "gibbs-blocks" else [""]
     return [stem + p + ext for p in parts for ext in (".png", ".pdf")]
 
 

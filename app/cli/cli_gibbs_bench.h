@@ -15,7 +15,7 @@ namespace mv {
 
 struct GibbsBenchCommand {
   std::vector<std::string> strategies;  ///< --strategy (default: every GPU strategy, or gibbs-cpu)
-  std::string block;                    ///< --block WxH (default: the knob's 32x4)
+  std::string block;                    ///< --block WxH (default: the knob's 32x32)
   std::string padding;                  ///< --padding on|off ("" = the knob's default, off)
   uint64_t sweeps = 0;                  ///< --sweeps N timed per repeat (0: 20,000, or 200 with --sweep-blocks)
   int repeat = 5;                       ///< --repeat (with --sweep-blocks: 32 unless given)
@@ -30,8 +30,8 @@ struct GibbsBenchCommand {
 /// Registers the gibbs bench's own options on `bench` (those it shares with other benches — --workload,
 /// --strategy, --repeat, --csv, --out-prefix, --width, --height, --seed — are read from them).
 void add_gibbs_bench_options(CLI::App& bench, GibbsBenchCommand& g);
-/// Whether --workload names a lattice workload (the gibbs bench takes it, not the strand bench).
-bool is_lattice_bench(const std::vector<std::string>& workloads);
+/// Whether --workload names gibbs (the gibbs bench takes it, not the strand bench).
+bool is_gibbs_bench(const std::vector<std::string>& workloads);
 /// Runs it. `bench` is the parsed subcommand: the options it shares with the other benches (--strategy,
 /// --repeat, --csv, --out-prefix, --cpu, --width, --height, --seed) are read from it. Throws InputError for
 /// bad options.

@@ -134,6 +134,9 @@ std::vector<std::string> figure_files(const std::string& kind, const std::string
   if (kind == "mse-curve") {
     for (const char* part : {"-time", "-samples"})
       for (const char* ext : {".png", ".pdf"}) files.push_back(stem + part + ext);
+  } else if (kind == "gibbs-blocks") {
+    for (const char* part : {"-padding", "-warps", "-widths"})
+      for (const char* ext : {".png", ".pdf"}) files.push_back(stem + part + ext);
   } else if (kind == "sort-bench" || kind == "sched-bench" || kind == "sched-model" || kind == "strand-sweep" ||
              kind == "strand-bench" || kind == "stencil-bench") {
     for (const char* ext : {".png", ".pdf"}) files.push_back(stem + ext);

@@ -15,7 +15,7 @@ namespace mv {
 
 struct FigureMetadata {
   /// What tools/figures.py draws: "mse-curve", "sort-bench", "sched-bench", "sched-model",
-  /// "strand-sweep", "strand-bench", "stencil-bench" or "bench" (no figure).
+  /// "strand-sweep", "strand-bench", "stencil-bench", "gibbs-blocks" or "bench" (no figure).
   std::string kind;
   std::string subcommand;  ///< e.g. "mse-curve", "bench --sweep"
   std::string redoes;      ///< the paper's figure it redoes, e.g. "Kerbl 2012, Fig 9"; empty: none

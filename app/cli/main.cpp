@@ -598,7 +598,7 @@ int run(int argc, char** argv) {
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {
-    if (is_lattice_bench(strand_bench.workloads)) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
+    if (is_gibbs_bench(strand_bench.workloads)) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
     check_bench_mode(*bench_cmd);
     if (bench_cmd->count("--workload") > 0) {
       strand_bench.repeat = bench.repeat;

@@ -9,9 +9,9 @@
 namespace mv {
 
 /// The initial lattice (x: width × height bytes).
-void gibbs_initial_cpu(const PoissonIsingRule& rule, uint8_t* x, int width, int height, uint32_t seed);
+void gibbs_initial_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint8_t* x, int width, int height, uint32_t seed);
 /// `sweeps` sweeps numbered first_sweep … on the CPU with TBB.
-void gibbs_sweeps_cpu(const PoissonIsingRule& rule, uint8_t* x, int width, int height, uint32_t seed,
+void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint8_t* x, int width, int height, uint32_t seed,
                       uint32_t first_sweep, uint32_t sweeps);
 
 }  // namespace mv

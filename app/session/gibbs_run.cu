@@ -18,9 +18,10 @@ namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
 
-enum StrategyId : size_t { kDeep = 0, kGroups = 1, kBlog = 2, kCpu = 3 };
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4 };
 const std::vector<std::string>& all_strategy_names() {
-  static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-blog", "gibbs-cpu"};
+  static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-blog",
+                                                 "gibbs-cpu"};
   return names;
 }
 
@@ -57,11 +58,14 @@ __global__ void accumulate_kernel(const uint8_t* x, uint32_t* sum, size_t n) {
 }
 
 /// RGBA of view `view`: 0 sample (x / X), 1 mean (sum / kept / X), 2 λ (λ / λ_max).
-__global__ void colour_kernel(int view, const uint8_t* x, const uint32_t* sum, const float* lam, uint32_t* rgba,
-                              size_t n, float x_scale, float mean_scale, float lambda_scale) {
+__global__ void colour_kernel(int view, const uint8_t* x, const uint32_t* sum, const float* lam_row,
+                              const float* lam_col, int width, uint32_t* rgba, size_t n, float x_scale,
+                              float mean_scale, float lambda_scale) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  float t = view == 0 ? x[i] * x_scale : view == 1 ? sum[i] * mean_scale : lam[i] * lambda_scale;
+  const float t = view == 0   ? x[i] * x_scale
+                  : view == 1 ? sum[i] * mean_scale
+                              : lam_row[i / width] * lam_col[i % width] * lambda_scale;
   rgba[i] = pack_rgba8(heat_color(t));
 }
 
@@ -131,15 +135,15 @@ void GibbsSettings::validate() const {
   if (tile_width % 8 != 0)
     throw InputError("", "--tile-width", "must be a multiple of 8 in [8, 1024], got " + std::to_string(tile_width));
   DeepTileShape shape{tile_width, tile_height, sweeps_per_launch};
-  if (shape.smem_bytes() > 48 * 1024)
+  if (shape.smem_bytes() > 40 * 1024)
     throw InputError("", "--tile-width", "the gibbs-deep tile with its halo, (tile-width + 2·halo) × (tile-height + "
-                                         "2·halo) bytes, must fit 48 KiB, got " + std::to_string(shape.smem_bytes()));
+                                         "2·halo) bytes, must fit 40 KiB (the rest holds the weight table), got " + std::to_string(shape.smem_bytes()));
 }
 
 // ---- device state ----
 
 struct GibbsRun::Device {
-  DeviceBuffer<float> lambda, weights, inv, u;
+  DeviceBuffer<float> lam_row, lam_col, weights, u;
   DeviceBuffer<uint8_t> xmax, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
@@ -152,13 +156,16 @@ struct GibbsRun::Device {
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
   }
-  PoissonIsingRule rule(const PoissonIsingTables& t) {
-    PoissonIsingRule r;
-    r.lambda = lambda.data();
+  template <int NX>
+  PoissonIsingRule<NX> rule(const PoissonIsingTables& t, int width) {
+    PoissonIsingRule<NX> r;
+    r.lam_row = lam_row.data();
+    r.lam_col = lam_col.data();
     r.xmax = xmax.data();
     r.weights = weights.data();
-    r.inv = inv.data();
     r.X = t.X;
+    r.stride = static_cast<int>(t.s_stride());
+    r.width = width;
     r.gamma = static_cast<float>(t.gamma);
     return r;
   }
@@ -169,7 +176,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kDeep : kCpu;
+  strategy_ = gpu_ ? kPersistent : kCpu;
   start();
 }
 
@@ -186,7 +193,9 @@ void GibbsRun::set_strategy(const std::string& name) {
   const auto& names = all_strategy_names();
   const auto it = std::find(names.begin(), names.end(), name);
   const size_t id = static_cast<size_t>(it - names.begin());
-  if (it == names.end() || (!gpu_ && id != kCpu)) {
+  if (it != names.end() && !gpu_ && id != kCpu)
+    throw InputError("", "--strategy", "\"" + name + "\" needs a CUDA GPU; this run has gibbs-cpu only");
+  if (it == names.end()) {
     std::string list;
     for (const std::string& n : strategies()) list += (list.empty() ? "" : ", ") + n;
     throw InputError("", "--strategy", "must be one of " + list + ", got \"" + name + "\"");
@@ -209,55 +218,72 @@ void GibbsRun::ensure_current() {
   if (model_differs(s_, started_)) start();
 }
 
+PoissonIsingRule<kPoissonIsingMaxTerms> GibbsRun::host_rule() const {
+  PoissonIsingRule<kPoissonIsingMaxTerms> r;
+  r.lam_row = field_.row.data();
+  r.lam_col = field_.col.data();
+  r.xmax = field_.xmax.data();
+  r.weights = tables_.weights.data();
+  r.X = tables_.X;
+  r.stride = static_cast<int>(tables_.s_stride());
+  r.width = s_.width;
+  r.gamma = static_cast<float>(tables_.gamma);
+  return r;
+}
+
 void GibbsRun::start() {
-  make_lambda_map(s_.lambda_map, s_.lambda, s_.decay_width, s_.width, s_.height, lambda_, xmax_);
-  const int X = *std::max_element(xmax_.begin(), xmax_.end());
+  field_ = make_lambda_map(s_.lambda_map, s_.lambda, s_.decay_width, s_.width, s_.height);
+  const int X = *std::max_element(field_.xmax.begin(), field_.xmax.end());
   tables_ = make_poisson_ising_tables(s_.gamma, X);
   const size_t n = static_cast<size_t>(s_.width) * s_.height;
   steps_ = kept_ = 0;
+  ++runs_;
   sweeps_per_ms_ = 0.0;
   last_rate_sweeps_per_s_ = 0.0;
   if (gpu_) {
     Device& d = *d_;
-    d.lambda.upload(lambda_);
-    d.xmax.upload(xmax_);
+    d.lam_row.upload(field_.row);
+    d.lam_col.upload(field_.col);
+    d.xmax.upload(field_.xmax);
     d.weights.upload(tables_.weights);
-    d.inv.upload(tables_.inv);
     d.x.resize(n);
     d.x2.resize(n);
     d.sum.resize(n);
     d.sum.zero();
     const dim3 block(32, 8), grid((s_.width + 31) / 32, (s_.height + 7) / 8);
-    lattice_initial_kernel<<<grid, block>>>(d.rule(tables_), d.x.data(), s_.width, s_.height,
-                                            static_cast<uint32_t>(s_.seed));
+    lattice_initial_kernel<<<grid, block>>>(d.rule<kPoissonIsingMaxTerms>(tables_, s_.width), d.x.data(), s_.width,
+                                            s_.height, static_cast<uint32_t>(s_.seed));
     MV_CUDA_CHECK_LAUNCH();
     MV_CUDA_CHECK(cudaDeviceSynchronize());
   } else {
     hx_.assign(n, 0);
     hsum_.assign(n, 0);
-    PoissonIsingRule r{lambda_.data(), xmax_.data(), tables_.weights.data(), tables_.inv.data(), tables_.X,
-                       static_cast<float>(s_.gamma)};
-    gibbs_initial_cpu(r, hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
+    gibbs_initial_cpu(host_rule(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
   }
   started_ = s_;
 }
 
 void GibbsRun::sweep_cpu(uint32_t first, uint32_t n) {
-  PoissonIsingRule r{lambda_.data(), xmax_.data(), tables_.weights.data(), tables_.inv.data(), tables_.X,
-                     static_cast<float>(s_.gamma)};
   if (!gpu_) {
-    gibbs_sweeps_cpu(r, hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
+    gibbs_sweeps_cpu(host_rule(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
     return;
   }
   // The CPU reference on a GPU run: the chain goes down and back up.
   std::vector<uint8_t> x = state();
-  gibbs_sweeps_cpu(r, x.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
+  gibbs_sweeps_cpu(host_rule(), x.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
   d_->x.upload(x);
 }
 
 void GibbsRun::sweeps_gpu(uint32_t first, uint32_t n) {
+  if (tables_.X < 7) sweeps_gpu_with<7>(first, n);
+  else if (tables_.X < kPoissonIsingFastTerms) sweeps_gpu_with<kPoissonIsingFastTerms>(first, n);
+  else sweeps_gpu_with<kPoissonIsingMaxTerms>(first, n);
+}
+
+template <int NX>
+void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
-  const PoissonIsingRule rule = d.rule(tables_);
+  const PoissonIsingRule<NX> rule = d.rule<NX>(tables_, s_.width);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
   if (strategy_ == kGroups) {
@@ -268,14 +294,41 @@ void GibbsRun::sweeps_gpu(uint32_t first, uint32_t n) {
         sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, seed, s, c);
         MV_CUDA_CHECK_LAUNCH();
       }
+  } else if (strategy_ == kPersistent) {
+    const int threads = s_.block_width * s_.block_height;
+    int per_sm = 0, sms = 0, dev = 0;
+    MV_CUDA_CHECK(cudaGetDevice(&dev));
+    MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<PoissonIsingRule<NX>>,
+                                                                threads, 0));
+    const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
+    const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
+    uint8_t* xp = d.x.data();
+    int w = W, h = H, sweeps = 0;
+    uint32_t sd = seed, s0 = 0;
+    void* args[] = {const_cast<PoissonIsingRule<NX>*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
+    // One launch per 1024 sweeps at most, so that a long run stays interruptible.
+    for (uint32_t done = 0; done < n;) {
+      sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
+      s0 = first + done;
+      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<PoissonIsingRule<NX>>),
+                                                dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
+      MV_CUDA_CHECK_LAUNCH();
+      done += static_cast<uint32_t>(sweeps);
+    }
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {
       DeepTileShape shape{s_.tile_width, s_.tile_height,
                           static_cast<int>(std::min<uint32_t>(n - done, static_cast<uint32_t>(s_.sweeps_per_launch)))};
       const dim3 grid((W + shape.tw - 1) / shape.tw, (H + shape.th - 1) / shape.th);
-      deep_tile_kernel<<<grid, threads, shape.smem_bytes()>>>(rule, d.x.data(), d.x2.data(), W, H, seed, first + done,
-                                                              shape);
+      // The weight table goes to shared memory beside the tile when both fit 48 KiB (else it stays in L1).
+      const size_t tile = (shape.smem_bytes() + 15) / 16 * 16;
+      const int table = NX <= kPoissonIsingFastTerms && tile + sizeof(float) * tables_.weights.size() <= 48 * 1024
+                            ? static_cast<int>(tables_.weights.size())
+                            : 0;
+      const size_t smem = tile + sizeof(float) * table;
+      deep_tile_kernel<<<grid, threads, smem>>>(rule, d.x.data(), d.x2.data(), W, H, seed, first + done, shape, table);
       MV_CUDA_CHECK_LAUNCH();
       std::swap(d.x, d.x2);
       done += static_cast<uint32_t>(shape.sweeps);
@@ -395,21 +448,25 @@ void GibbsRun::image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, 
   rgba.resize(n);
   const float x_scale = 1.f / static_cast<float>(std::max(1, tables_.X));
   const float mean_scale = kept_ ? x_scale / static_cast<float>(kept_) : 0.f;
-  const float lmax = *std::max_element(lambda_.begin(), lambda_.end());
+  const float lmax = *std::max_element(field_.row.begin(), field_.row.end()) *
+                     *std::max_element(field_.col.begin(), field_.col.end());
   const float lambda_scale = lmax > 0.f ? 1.f / lmax : 1.f;
   const int v = view == 1 && kept_ == 0 ? 0 : static_cast<int>(view);  // no sample kept yet: the current one
   if (gpu_) {
     Device& d = *d_;
     d.rgba.resize(n);
-    colour_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(v, d.x.data(), d.sum.data(), d.lambda.data(),
-                                                                  d.rgba.data(), n, x_scale, mean_scale, lambda_scale);
+    colour_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(v, d.x.data(), d.sum.data(), d.lam_row.data(),
+                                                                  d.lam_col.data(), s_.width, d.rgba.data(), n, x_scale,
+                                                                  mean_scale, lambda_scale);
     MV_CUDA_CHECK_LAUNCH();
     d.rgba.download(rgba.data(), n);
     MV_CUDA_CHECK(cudaDeviceSynchronize());
     return;
   }
   for (size_t i = 0; i < n; ++i)
-    rgba[i] = colour_cpu(v == 0 ? hx_[i] * x_scale : v == 1 ? hsum_[i] * mean_scale : lambda_[i] * lambda_scale);
+    rgba[i] = colour_cpu(v == 0   ? hx_[i] * x_scale
+                         : v == 1 ? hsum_[i] * mean_scale
+                                  : field_.at(static_cast<int>(i / width), static_cast<int>(i % width)) * lambda_scale);
 }
 
 nlohmann::json GibbsRun::report() const {
@@ -424,9 +481,13 @@ nlohmann::json GibbsRun::report() const {
   j["x_max"] = tables_.X;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
-  std::vector<uint64_t> hist(static_cast<size_t>(tables_.X) + 1, 0);
-  for (uint8_t v : state()) ++hist[std::min<size_t>(v, hist.size() - 1)];
-  j["histogram"] = hist;
+  if (hist_steps_ != steps_ || hist_runs_ != runs_) {  // counted once per state, not once per frame
+    hist_.assign(static_cast<size_t>(tables_.X) + 1, 0);
+    for (uint8_t v : state()) ++hist_[std::min<size_t>(v, hist_.size() - 1)];
+    hist_steps_ = steps_;
+    hist_runs_ = runs_;
+  }
+  j["histogram"] = hist_;
   return j;
 }
 

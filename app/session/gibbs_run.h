@@ -4,11 +4,13 @@
 // "Poisson-Icing: Gibbs sampling with a GPU using CuPy" (../shared/papers/poisson-ising-gibbs-cupy.txt).
 //
 // Strategies (GPU run): "gibbs-deep" (several sweeps per launch on shared-memory tiles with deep halos),
-// "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-blog" (the
+// "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-persistent"
+// (gibbs-groups' update in one cooperative launch, a grid barrier per half-sweep), "gibbs-blog" (the
 // document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
 // one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
-// reference). gibbs-deep, gibbs-groups and gibbs-cpu give identical bits for the same seed; gibbs-blog
-// samples the same chain law with other roundings. A CPU run (no GPU) has gibbs-cpu only.
+// reference). gibbs-deep, gibbs-groups, gibbs-persistent and gibbs-cpu give identical bits for the same seed; gibbs-blog
+// samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (the fastest on the
+// H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,14 +36,16 @@ struct GibbsSettings {
   LambdaMap lambda_map = LambdaMap::Gaussian;
   double decay_width = 0.25;        ///< Gaussian σ as a fraction of min(width, height)
   int seed = 1;
-  int block_width = 32, block_height = 4;  ///< threads per block (the document's best on the H100: 32 × 4)
+  /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
+  /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
+  int block_width = 32, block_height = 32;
   bool padding = false;             ///< the document's shared-memory row padding (+6 at width 8, +2 at width 4)
   int thinning = 500;               ///< keep every thinning-th sweep for the running mean
   int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
   int sweeps_per_launch = 4;        ///< gibbs-deep: sweeps per launch (halo 2 · this)
 
   /// Throws InputError("", "--name", …) for a combination the table alone cannot refuse: width not a
-  /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 48 KiB of shared memory.
+  /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 40 KiB of shared memory.
   void validate() const;
 };
 
@@ -84,6 +88,9 @@ class GibbsRun : public LatticeRun {
   void start();                    // (re)builds the model and the initial state from s_
   void sweep_cpu(uint32_t first, uint32_t n);
   void sweeps_gpu(uint32_t first, uint32_t n);
+  template <int NX>
+  void sweeps_gpu_with(uint32_t first, uint32_t n);
+  PoissonIsingRule<kPoissonIsingMaxTerms> host_rule() const;
   void keep_sample();
   void ensure_current();          // applies knob changes: restart when a model knob changed
 
@@ -92,13 +99,15 @@ class GibbsRun : public LatticeRun {
   GibbsSettings s_, started_;
   std::unique_ptr<Params> params_;
   PoissonIsingTables tables_;
-  std::vector<float> lambda_;
-  std::vector<uint8_t> xmax_;
+  LambdaField field_;
   std::vector<uint8_t> hx_;        // CPU run: the lattice
   std::vector<uint32_t> hsum_;     // CPU run: the sum of kept samples
   uint64_t steps_ = 0, kept_ = 0;
   double sweeps_per_ms_ = 0.0;     // measured rate (0: unknown)
   double last_rate_sweeps_per_s_ = 0.0;
+  uint64_t runs_ = 0;              // restarts, for the histogram's cache
+  mutable std::vector<uint64_t> hist_;
+  mutable uint64_t hist_steps_ = ~0ull, hist_runs_ = ~0ull;
   struct Device;
   std::unique_ptr<Device> d_;
 };

@@ -25,17 +25,17 @@ PoissonIsingTables make_poisson_ising_tables(double gamma, int X) {
   PoissonIsingTables t;
   t.X = X;
   t.gamma = gamma;
-  t.weights.assign(5 * t.k_stride(), 0.f);
+  t.weights.assign((static_cast<size_t>(X) + 1) * 5 * t.k_stride(), 0.f);
   for (int k = 0; k <= 4; ++k)
     for (int S = 0; S <= 4 * X; ++S) {
       double m = -1e300;
       for (int x = 0; x <= X; ++x) m = std::max(m, -gamma * (double(k) * x * x - 2.0 * x * S));
-      float* row = t.weights.data() + k * t.k_stride() + S * t.s_stride();
-      for (int x = 0; x <= X; ++x)
-        row[x] = static_cast<float>(std::exp(-gamma * (double(k) * x * x - 2.0 * x * S) - m));
+      for (int xm = 0; xm <= X; ++xm) {
+        float* row = t.weights.data() + (static_cast<size_t>(xm) * 5 + k) * t.k_stride() + S * t.s_stride();
+        for (int x = 0; x <= xm; ++x)
+          row[x] = static_cast<float>(std::exp(-gamma * (double(k) * x * x - 2.0 * x * S) - m - std::lgamma(x + 1.0)));
+      }
     }
-  t.inv.assign(static_cast<size_t>(X) + 2, 0.f);
-  for (int x = 1; x <= X + 1; ++x) t.inv[x] = static_cast<float>(1.0 / x);
   return t;
 }
 
@@ -57,32 +57,29 @@ std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, doubl
   return p;
 }
 
-void make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
-                     std::vector<float>& lambda_out, std::vector<uint8_t>& xmax_out) {
+LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height) {
   check_lambda(lambda);
   if (map == LambdaMap::Gaussian && (!std::isfinite(decay_width) || !(decay_width > 0.0)))
     throw InputError("", "--decay-width", "must be a finite number > 0, got " + std::to_string(decay_width));
   if (width < 2 || height < 2)
     throw InputError("", "--width", "the lattice must be at least 2 × 2, got " + std::to_string(width) + " × " +
                                         std::to_string(height));
-  const size_t n = static_cast<size_t>(width) * height;
-  lambda_out.resize(n);
-  xmax_out.resize(n);
+  LambdaField f;
+  f.width = width;
+  f.height = height;
+  f.row.resize(height);
+  f.col.resize(width);
   const double sigma = decay_width * std::min(width, height);
   const double cx = 0.5 * (width - 1), cy = 0.5 * (height - 1);
+  auto decay = [&](double d) { return map == LambdaMap::Gaussian ? std::exp(-d * d / (2.0 * sigma * sigma)) : 1.0; };
+  // Far tails keep λ > 0 (x_max = 1, the site almost surely 0): each factor at least 1e-18.
+  for (int i = 0; i < height; ++i) f.row[i] = static_cast<float>(std::max(lambda * decay(i - cy), 1e-18));
+  for (int j = 0; j < width; ++j) f.col[j] = static_cast<float>(std::max(decay(j - cx), 1e-18));
+  f.xmax.resize(static_cast<size_t>(width) * height);
   for (int i = 0; i < height; ++i)
-    for (int j = 0; j < width; ++j) {
-      double l = lambda;
-      if (map == LambdaMap::Gaussian) {
-        const double r2 = (j - cx) * (j - cx) + (i - cy) * (i - cy);
-        l = lambda * std::exp(-r2 / (2.0 * sigma * sigma));
-      }
-      float lf = static_cast<float>(l);
-      if (!(lf > 0.f)) lf = 1e-30f;  // far tails: keep λ > 0 (x_max = 1, the site is almost surely 0)
-      const size_t k = static_cast<size_t>(i) * width + j;
-      lambda_out[k] = lf;
-      xmax_out[k] = static_cast<uint8_t>(std::max(1, poisson_ising_xmax(lf)));
-    }
+    for (int j = 0; j < width; ++j)
+      f.xmax[static_cast<size_t>(i) * width + j] = static_cast<uint8_t>(std::max(1, poisson_ising_xmax(f.at(i, j))));
+  return f;
 }
 
 }  // namespace mv

@@ -11,15 +11,16 @@
 // neighbours and S = Σ_{n∈N} n.
 //
 // The weights come from the ratio recurrence w(x+1)/w(x) = λ/(x+1) · exp(−γ(k(2x+1) − 2S)) with no exp
-// per site at all: the γ factor exp(−γ(k x² − 2xS)), scaled so its largest value over x is 1 (no
-// overflow for any γ ≥ 0), is tabulated once per γ for every (k, S, x) (PoissonIsingTables); the λ part
-// λˣ/x! is the running product L(x+1) = L(x) · λ · (1/(x+1)). The draw is the inverse-CDF method on one
-// uniform u ∈ [0, 1): the smallest x whose cumulative weight exceeds u · Z.
+// per site at all: the part that does not depend on λ, exp(−γ(k x² − 2xS)) / x!, scaled so that the γ
+// factor's largest value over x is 1 (no overflow for any γ ≥ 0), is tabulated once per γ for every
+// (k, S, x) (PoissonIsingTables); the λ part λˣ is the running product p(x+1) = p(x) · λ. The draw is
+// the inverse-CDF method on one uniform u ∈ [0, 1): the smallest x whose cumulative weight exceeds u · Z.
 //
 // Every product and sum is rounded separately (no fused multiply-add), so the CPU and the GPU compute
 // the same bits from the same tables and the same uniform.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -52,26 +53,70 @@ MV_HD MV_INLINE float pi_add(float a, float b) {
   return a + b;
 #endif
 }
+/// a · b + c rounded once (IEEE fused multiply-add): one FFMA on the GPU, libm's correctly rounded fmaf
+/// on the CPU (in software where the processor lacks FMA), so both give the same bits.
+MV_HD MV_INLINE float pi_fma(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
 
-/// The heat-bath draw of one site. `row` = the γ weights g(x) for this site's (k, S), x = 0 … x_max;
-/// `inv[x]` = 1/x (x ≥ 1); `lambda` > 0; `xm` = x_max(λ) ≥ 1; `u` ∈ [0, 1). Returns x ∈ [0, xm]. Where
-/// every weight underflows (Z = 0: neighbours far above what λ allows) it returns xm.
-MV_HD MV_INLINE int poisson_ising_draw(const float* row, const float* inv, float lambda, int xm, float u) {
-  float L = 1.f, z = 0.f;
-  for (int x = 0; x <= xm; ++x) {
-    z = pi_add(z, pi_mul(L, row[x]));
-    L = pi_mul(L, pi_mul(lambda, inv[x + 1]));
+/// Terms of the unrolled draw for lattices whose largest x_max is at most 7 (λ ≤ 1.9): 8 weights, two
+/// float4 loads per row, no branch.
+inline constexpr int kPoissonIsingFastTerms = 8;
+/// Terms of the generic draw (x_max ≤ 36 for λ ≤ 16, rounded up to a multiple of 4).
+inline constexpr int kPoissonIsingMaxTerms = 40;
+
+/// The heat-bath draw of one site. `row` = the site's table row g'(x) = exp(−γ(k x² − 2xS) − m) / x! for
+/// its (x_max, k, S): x = 0 … x_max, then zeros (16-byte aligned); `lambda` > 0; `xm` = x_max(λ) ∈ [1,
+/// NX − 1]; `u` ∈ [0, 1). Weights w(x) = λˣ · g'(x) (the λ part by the ratio recurrence p(x+1) = p(x)·λ),
+/// cumulative sums c(x) = fma(p(x), g'(x), c(x−1)) (nondecreasing), Z = c(xm); returns the number of
+/// x < xm with c(x) ≤ u·Z, i.e. the smallest x with c(x) > u·Z. Where every weight underflows (Z = 0:
+/// neighbours far above what λ allows) it returns xm. NX = kPoissonIsingFastTerms runs all 8 terms
+/// without a branch (the zeros after x_max add exact zeros and u·Z < Z) and finds the count by a
+/// three-step binary search; any other NX runs x ≤ xm and counts. Both compute the same bits.
+template <int NX>
+MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, float u) {
+  static_assert(NX == 7 || NX % 4 == 0, "the draw reads its row four weights at a time");
+  if constexpr (NX <= kPoissonIsingFastTerms) {
+    float g[8];
+#if defined(__CUDA_ARCH__)
+    const float4 a = reinterpret_cast<const float4*>(row)[0], b = reinterpret_cast<const float4*>(row)[1];
+    g[0] = a.x; g[1] = a.y; g[2] = a.z; g[3] = a.w; g[4] = b.x; g[5] = b.y; g[6] = b.z; g[7] = b.w;
+#else
+    for (int x = 0; x < 8; ++x) g[x] = row[x];
+#endif
+    float c[8], p = 1.f, z = 0.f;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int x = 0; x < NX; ++x) {
+      z = pi_fma(p, g[x], z);
+      c[x] = z;
+      p = pi_mul(p, lambda);
+    }
+    const float t = pi_mul(u, z);
+    // #{x < 7 : c(x) ≤ t} over the nondecreasing c(0 … 6): test c(3), then c(1) or c(5), then one of c(0, 2, 4, 6).
+    int r = c[3] <= t ? 4 : 0;
+    r += (r ? c[5] : c[1]) <= t ? 2 : 0;
+    const float last = r == 0 ? c[0] : r == 2 ? c[2] : r == 4 ? c[4] : c[6];
+    r += last <= t ? 1 : 0;
+    return r < xm ? r : xm;
+  } else {
+    float c[NX];
+    float p = 1.f, z = 0.f;
+    for (int x = 0; x <= xm; ++x) {
+      z = pi_fma(p, row[x], z);
+      c[x] = z;
+      p = pi_mul(p, lambda);
+    }
+    const float t = pi_mul(u, z);
+    int r = 0;
+    for (int x = 0; x < xm; ++x) r += c[x] <= t ? 1 : 0;
+    return r;
   }
-  const float t = pi_mul(u, z);
-  float c = 0.f;
-  int r = 0;
-  L = 1.f;
-  for (int x = 0; x < xm; ++x) {
-    c = pi_add(c, pi_mul(L, row[x]));
-    r += c <= t ? 1 : 0;
-    L = pi_mul(L, pi_mul(lambda, inv[x + 1]));
-  }
-  return r;
 }
 
 /// The document's way: every weight from its definition, w(x) = exp(x ln λ − ln x! − γ Σ_{n∈N} (x − n)²),
@@ -97,17 +142,20 @@ MV_HD MV_INLINE int poisson_ising_draw_direct(const int* n, int k, float lambda,
 }
 
 /// The γ tables for one γ ≥ 0 and an upper bound X of x_max over the lattice (1 ≤ X ≤ 36).
-/// weights[((k · (4X+1)) + S) · (X+1) + x] = exp(−γ(k x² − 2xS) − m(k, S)), m = the largest exponent over
-/// x ∈ [0, X]; k ∈ 0 … 4, S ∈ 0 … 4X. inv[x] = 1/x for x ∈ 1 … X+1 (inv[0] = 0).
+/// weights[((xm · 5 + k) · (4X+1) + S) · stride + x] = exp(−γ(k x² − 2xS) − m(k, S)) / x! for x ≤ xm, 0 for
+/// xm < x < stride (X+1 rounded up to 4, at least 8); m = the largest exponent over x ∈ [0, X]; xm ∈ 0 … X,
+/// k ∈ 0 … 4, S ∈ 0 … 4X.
 struct PoissonIsingTables {
   int X = 0;
   double gamma = 0.0;
   std::vector<float> weights;
-  std::vector<float> inv;
-  size_t s_stride() const { return static_cast<size_t>(X) + 1; }
+  /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
+  size_t s_stride() const { return std::max<size_t>(8, (static_cast<size_t>(X) + 4) / 4 * 4); }
   size_t k_stride() const { return (4 * static_cast<size_t>(X) + 1) * s_stride(); }
-  /// The γ weights of a site with k real neighbours summing to S.
-  const float* row(int k, int S) const { return weights.data() + k * k_stride() + S * s_stride(); }
+  /// The weights of a site with x_max xm and k real neighbours summing to S.
+  const float* row(int xm, int k, int S) const {
+    return weights.data() + (static_cast<size_t>(xm) * 5 + k) * k_stride() + S * s_stride();
+  }
 };
 /// Throws InputError for γ < 0 or not finite ("--gamma") or X outside [1, 36].
 PoissonIsingTables make_poisson_ising_tables(double gamma, int X);
@@ -122,34 +170,70 @@ std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, doubl
 enum class LambdaMap : uint8_t { Uniform, Gaussian };
 inline const char* const kLambdaMapNames[] = {"uniform", "gaussian"};
 
-/// The λ map (row-major, W × H, floats > 0) and x_max per site (uint8). Throws InputError for λ outside
-/// (0, 16] or not a number ("--lambda"), decay_width ≤ 0 ("--decay-width"), or W, H < 2.
-void make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
-                     std::vector<float>& lambda_out, std::vector<uint8_t>& xmax_out);
+/// The λ map, separable: λ(i, j) = row[i] · col[j] rounded once (float), row[i] = λ · exp(−(i − cy)²/(2σ²)),
+/// col[j] = exp(−(j − cx)²/(2σ²)) (uniform: row = λ, col = 1), and x_max per site (uint8, row-major).
+/// Throws InputError for λ outside (0, 16] or not a number ("--lambda"), decay_width ≤ 0
+/// ("--decay-width"), or W, H < 2.
+struct LambdaField {
+  int width = 0, height = 0;
+  std::vector<float> row, col;
+  std::vector<uint8_t> xmax;
+  float at(int i, int j) const { return row[i] * col[j]; }
+};
+LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height);
 
 /// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
-/// sched/lattice/checkerboard_sweep.h take it as their template parameter).
+/// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
+/// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
+/// same bits.
+template <int NX>
 struct PoissonIsingRule {
-  const float* lambda = nullptr;   ///< λ per site, row-major
-  const uint8_t* xmax = nullptr;   ///< x_max per site
+  static constexpr int kTerms = NX;
+  const float* lam_row = nullptr;  ///< LambdaField::row (H)
+  const float* lam_col = nullptr;  ///< LambdaField::col (W)
+  const uint8_t* xmax = nullptr;   ///< x_max per site, row-major
   const float* weights = nullptr;  ///< PoissonIsingTables::weights
-  const float* inv = nullptr;      ///< PoissonIsingTables::inv
   int X = 0;                       ///< PoissonIsingTables::X
+  int stride = 0;                  ///< PoissonIsingTables::s_stride()
+  int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
 
-  /// The new value of site `i` with k real neighbours summing to S, from uniform u.
-  MV_HD MV_INLINE int draw(uint32_t i, int S, int k, float u) const {
-    const float* row = weights + (static_cast<uint32_t>(k) * (4u * X + 1u) + static_cast<uint32_t>(S)) * (X + 1u);
-    return poisson_ising_draw(row, inv, lambda[i], xmax[i], u);
+  MV_HD MV_INLINE float lambda(int r, int c) const { return pi_mul(lam_row[r], lam_col[c]); }
+  MV_HD MV_INLINE const float* row(int xm, int k, int S) const {
+    return weights + ((static_cast<uint32_t>(xm) * 5u + static_cast<uint32_t>(k)) * (4u * X + 1u) +
+                      static_cast<uint32_t>(S)) * static_cast<uint32_t>(stride);
   }
+  /// The new value of site (r, c) with k real neighbours summing to S, from uniform u.
+  MV_HD MV_INLINE int draw(int r, int c, int S, int k, float u) const {
+    const int xm = xmax[static_cast<size_t>(r) * width + c];
+    return poisson_ising_draw<NX>(row(xm, k, S), lambda(r, c), xm, u);
+  }
+#if defined(__CUDACC__)
+  /// draw() of the four sites c0 + 2j + p (j = 0 … 3) of row r (c0 a multiple of 8, width too), reading
+  /// their x_max and λ factors with one 8-byte and two 16-byte loads.
+  __device__ __forceinline__ void draw4(int r, int c0, int p, const int* S, const int* k, const float* u, int* out) const {
+    const size_t base = static_cast<size_t>(r) * width + c0;
+    const uint2 xm8 = *reinterpret_cast<const uint2*>(xmax + base);
+    const uint64_t xm64 = (static_cast<uint64_t>(xm8.y) << 32 | xm8.x) >> (8 * p);
+    const float4 ca = reinterpret_cast<const float4*>(lam_col + c0)[0];
+    const float4 cb = reinterpret_cast<const float4*>(lam_col + c0)[1];
+    const float col[4] = {p ? ca.y : ca.x, p ? ca.w : ca.z, p ? cb.y : cb.x, p ? cb.w : cb.z};
+    const float lr = lam_row[r];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
+      out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), pi_mul(lr, col[j]), xm, u[j]);
+    }
+  }
+#endif
   /// The same draw the document's way (poisson_ising_draw_direct): `n` the k real neighbours.
-  MV_HD MV_INLINE int draw_direct(uint32_t i, const int* n, int k, float u) const {
-    return poisson_ising_draw_direct(n, k, lambda[i], xmax[i], gamma, u);
+  MV_HD MV_INLINE int draw_direct(int r, int c, const int* n, int k, float u) const {
+    return poisson_ising_draw_direct(n, k, lambda(r, c), xmax[static_cast<size_t>(r) * width + c], gamma, u);
   }
-  /// The initial value of site i from uniform u: uniform on 0 … x_max.
-  MV_HD MV_INLINE int initial(uint32_t i, float u) const {
-    const int xm = xmax[i];
-    const int x = static_cast<int>(u * static_cast<float>(xm + 1));
+  /// The initial value of site (r, c) from uniform u: uniform on 0 … x_max.
+  MV_HD MV_INLINE int initial(int r, int c, float u) const {
+    const int xm = xmax[static_cast<size_t>(r) * width + c];
+    const int x = static_cast<int>(pi_mul(u, static_cast<float>(xm + 1)));
     return x > xm ? xm : x;
   }
 };

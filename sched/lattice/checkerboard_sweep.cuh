@@ -11,6 +11,8 @@
 // - sweep_groups: one launch per half-sweep on the uint8 lattice in place; a thread updates four
 //   same-coloured sites of one row (8 columns) from one Philox block computed in registers; borders by
 //   index (no padded copy). Bit-identical to the CPU reference.
+// - sweep_persistent: the same update, all sweeps in one cooperative launch (one grid-wide barrier per
+//   half-sweep instead of one launch), the lattice staying in L2. Bit-identical to the CPU reference.
 // - deep_tile: several sweeps per launch (temporal blocking). A block copies its tile and a halo of
 //   depth D = 2n rows (columns: D rounded up to 8) into shared memory and runs 2n half-sweeps there; after
 //   half-sweep h the sites at distance ≥ h+1 from the tile's edge are exact, so the interior is exact
@@ -18,6 +20,7 @@
 //   between half-sweeps. Bit-identical to the CPU reference.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,35 +35,41 @@ __device__ __forceinline__ int lattice_byte(uint2 w, int j) {
   return static_cast<int>(((j < 4 ? w.x : w.y) >> (8 * (j & 3))) & 0xFFu);
 }
 
-/// Updates the four sites of colour `colour` among the 8 columns c0 … c0+7 (c0 a multiple of 8) of row r.
-/// `mid`, `up`, `down`: the 8 bytes of rows r, r−1, r+1 at those columns (up/down ignored at the lattice
-/// border); `left`, `right`: the bytes at c0−1 and c0+8. Returns the updated 8 bytes of row r.
+/// Updates the four sites of colour `colour` among the 8 columns c0 … c0+7 (c0 a multiple of 8, width a
+/// multiple of 8) of row r. `mid`, `up`, `down`: the 8 bytes of rows r, r−1, r+1 at those columns (zero
+/// beyond the lattice); `left`, `right`: the bytes at c0−1 and c0+8 (zero beyond the lattice). The four
+/// neighbour sums come from one byte-wise 64-bit addition (each sum < 256: no carry between bytes).
+/// Returns the updated 8 bytes of row r.
 template <class Rule>
-__device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mid, uint2 up, uint2 down, int left,
-                                                      int right, int r, int c0, int width, int height,
+__device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mid, uint2 up, uint2 down, uint32_t left,
+                                                      uint32_t right, int r, int c0, int width, int height,
                                                       uint32_t seed, uint32_t sweep, int colour) {
   const int p = (r + colour) & 1;
   const uint32_t g = (static_cast<uint32_t>(r) * lattice_pairs_per_row(width) + (c0 >> 1)) >> 2;
   const Philox4x32 rnd = philox4x32_10(g, sweep, static_cast<uint32_t>(colour), 0u, seed, kLatticeKeyHi);
-  uint32_t lo = mid.x, hi = mid.y;
-  const bool has_up = r > 0, has_down = r + 1 < height;
+  const uint64_t m64 = (static_cast<uint64_t>(mid.y) << 32) | mid.x;
+  const uint64_t u64 = (static_cast<uint64_t>(up.y) << 32) | up.x;
+  const uint64_t d64 = (static_cast<uint64_t>(down.y) << 32) | down.x;
+  // Byte b of s64: the sum of the four neighbours of column c0 + b; shifted by p, the sites are bytes 0, 2, 4, 6.
+  const uint64_t s64 = (u64 + d64 + ((m64 << 8) | left) + ((m64 >> 8) | (static_cast<uint64_t>(right) << 56))) >> (8 * p);
+  const int k_rows = 4 - (r == 0 ? 1 : 0) - (r + 1 == height ? 1 : 0);
+  int S[4], k[4], v[4];
+  float u[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const int b = 2 * j + p;  // byte within the group
-    const int c = c0 + b;
-    if (c >= width) break;
-    int S = 0, k = 0;
-    if (c > 0) { S += b == 0 ? left : lattice_byte(mid, b - 1); ++k; }
-    if (c + 1 < width) { S += b == 7 ? right : lattice_byte(mid, b + 1); ++k; }
-    if (has_up) { S += lattice_byte(up, b); ++k; }
-    if (has_down) { S += lattice_byte(down, b); ++k; }
-    const uint32_t i = static_cast<uint32_t>(r) * width + c;
-    const uint32_t v = static_cast<uint32_t>(rule.draw(i, S, k, uniform_from_bits(rnd.v[j])));
-    const int sh = 8 * (b & 3);
-    if (b < 4) lo = (lo & ~(0xFFu << sh)) | (v << sh);
-    else hi = (hi & ~(0xFFu << sh)) | (v << sh);
+    S[j] = static_cast<int>((s64 >> (16 * j)) & 0xFFu);
+    k[j] = k_rows;
+    u[j] = uniform_from_bits(rnd.v[j]);
   }
-  return make_uint2(lo, hi);
+  // Only column 0 (site j = 0 of the first group at p = 0) and column width − 1 (site j = 3 of the last
+  // group at p = 1) miss a left or right neighbour.
+  k[0] -= c0 == 0 && p == 0 ? 1 : 0;
+  k[3] -= c0 + 8 == width && p == 1 ? 1 : 0;
+  rule.draw4(r, c0, p, S, k, u, v);
+  const uint64_t vals = static_cast<uint64_t>(v[0]) | static_cast<uint64_t>(v[1]) << 16 |
+                        static_cast<uint64_t>(v[2]) << 32 | static_cast<uint64_t>(v[3]) << 48;
+  const uint64_t out = (m64 & ~(0x00FF00FF00FF00FFull << (8 * p))) | (vals << (8 * p));
+  return make_uint2(static_cast<uint32_t>(out), static_cast<uint32_t>(out >> 32));
 }
 
 /// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
@@ -75,10 +84,46 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
   const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
   const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
   const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
-  const int left = c0 > 0 ? row[c0 - 1] : 0;
-  const int right = c0 + 8 < width ? row[c0 + 8] : 0;
+  const uint32_t left = c0 > 0 ? row[c0 - 1] : 0u;
+  const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
   *reinterpret_cast<uint2*>(row + c0) =
       lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+}
+
+/// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
+/// many blocks as are resident at once, any block shape): the 8-column groups, row-major, go to the
+/// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
+/// every half-sweep.
+template <class Rule>
+__global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep0,
+                                        int sweeps) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int gpr = width / 8;
+  const int tid = static_cast<int>(blockIdx.x * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
+  const int nt = static_cast<int>(gridDim.x * blockDim.x * blockDim.y);
+  const int r_start = tid / gpr, g_start = tid - r_start * gpr, r_step = nt / gpr, g_step = nt - r_step * gpr;
+  for (int h = 0; h < 2 * sweeps; ++h) {
+    const int colour = h & 1;
+    const uint32_t sweep = sweep0 + static_cast<uint32_t>(h >> 1);
+    for (int r = r_start, gi = g_start; r < height;) {
+      uint8_t* row = x + static_cast<size_t>(r) * width;
+      const int c0 = 8 * gi;
+      const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
+      const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
+      const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
+      const uint32_t left = c0 > 0 ? row[c0 - 1] : 0u;
+      const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
+      *reinterpret_cast<uint2*>(row + c0) =
+          lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+      gi += g_step;
+      r += r_step;
+      if (gi >= gpr) {
+        gi -= gpr;
+        ++r;
+      }
+    }
+    grid.sync();
+  }
 }
 
 /// The initial state (uint8, any width).
@@ -86,8 +131,8 @@ template <class Rule>
 __global__ void lattice_initial_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r >= height || c >= width) return;
-  const uint32_t i = static_cast<uint32_t>(r) * width + c;
-  x[i] = static_cast<uint8_t>(rule.initial(i, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+  x[static_cast<size_t>(r) * width + c] =
+      static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
 }
 
 /// Shape of a deep_tile launch: interior tw × th sites (multiples of 8 wide), n sweeps per launch.
@@ -101,11 +146,19 @@ struct DeepTileShape {
 };
 
 /// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid
-/// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count, dynamic shared memory shape.smem_bytes().
+/// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count, dynamic shared memory shape.smem_bytes() rounded up to
+/// 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
+/// when table_floats > 0.
 template <class Rule>
 __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
-                                 int height, uint32_t seed, uint32_t sweep0, DeepTileShape shape) {
+                                 int height, uint32_t seed, uint32_t sweep0, DeepTileShape shape, int table_floats) {
   extern __shared__ __align__(16) uint8_t tile[];
+  if (table_floats > 0) {
+    float4* table = reinterpret_cast<float4*>(tile + (shape.smem_bytes() + 15) / 16 * 16);
+    const float4* src = reinterpret_cast<const float4*>(rule.weights);
+    for (int i = threadIdx.x; i < table_floats / 4; i += blockDim.x) table[i] = src[i];
+    rule.weights = reinterpret_cast<const float*>(table);
+  }
   const int TW = shape.tile_w(), TH = shape.tile_h(), hx = shape.halo_x(), hy = shape.halo_y();
   const int x0 = blockIdx.x * shape.tw - hx, y0 = blockIdx.y * shape.th - hy;  // global origin of the tile
   const int groups = TW / 8, nthreads = blockDim.x;
@@ -129,10 +182,10 @@ __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint
       if (gy < 0 || gy >= height || gx < 0 || gx >= width) continue;
       uint8_t* row = tile + ly * TW + 8 * lg;
       const uint2 mid = *reinterpret_cast<const uint2*>(row);
-      const uint2 up = *reinterpret_cast<const uint2*>(row - TW);
-      const uint2 down = *reinterpret_cast<const uint2*>(row + TW);
-      const int left = lg > 0 ? row[-1] : 0;
-      const int right = lg + 1 < groups ? row[8] : 0;
+      const uint2 up = gy > 0 ? *reinterpret_cast<const uint2*>(row - TW) : make_uint2(0, 0);
+      const uint2 down = gy + 1 < height ? *reinterpret_cast<const uint2*>(row + TW) : make_uint2(0, 0);
+      const uint32_t left = lg > 0 && gx > 0 ? row[-1] : 0u;
+      const uint32_t right = lg + 1 < groups && gx + 8 < width ? row[8] : 0u;
       uint2 v = lattice_update_group(rule, mid, up, down, left, right, gy, gx, width, height, seed, sweep, colour);
       // The tile's outermost columns lack a neighbour in the tile: keep them (they are halo, never output).
       if (lg == 0) v.x = (v.x & ~0xFFu) | (mid.x & 0xFFu);
@@ -216,8 +269,7 @@ __global__ void blog_sample_kernel(Rule rule, const int* __restrict__ padded, co
   if (c + 1 < width) n[k++] = sh[ly * tw + lx + 1];
   if (r > 0) n[k++] = sh[(ly - 1) * tw + lx];
   if (r + 1 < height) n[k++] = sh[(ly + 1) * tw + lx];
-  const uint32_t i = static_cast<uint32_t>(r) * width + c;
-  img[i] = rule.draw_direct(i, n, k, u[static_cast<size_t>(r) * ((width + 1) / 2) + pair]);
+  img[static_cast<size_t>(r) * width + c] = rule.draw_direct(r, c, n, k, u[static_cast<size_t>(r) * ((width + 1) / 2) + pair]);
 }
 
 }  // namespace mv

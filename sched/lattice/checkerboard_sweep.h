@@ -5,9 +5,12 @@
 // then all sites of the other colour; one sweep is the two half-sweeps.
 //
 // A Rule provides (MV_HD):
-//   int draw(uint32_t site, int S, int k, float u) const;   // new value given k real neighbours summing to S
-//   int initial(uint32_t site, float u) const;              // the starting value
-// with site = row · width + col.
+//   int draw(int row, int col, int S, int k, float u) const;  // new value given k real neighbours summing to S
+//   int initial(int row, int col, float u) const;             // the starting value
+// and, for the kernels of sched/lattice/checkerboard_sweep.cuh, the same draw for the four sites
+// c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8):
+//   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const; States are uint8, at most 255; the kernels' byte-wise
+// neighbour sums need 4 · (largest state) < 256.
 //
 // The random numbers are counter-based (Philox4x32-10, base/philox.h), keyed by (seed, site, sweep,
 // colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh that uses
@@ -60,8 +63,8 @@ void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, ui
   tbb::parallel_for(tbb::blocked_range<int>(0, height), [&](const tbb::blocked_range<int>& rows) {
     for (int r = rows.begin(); r != rows.end(); ++r)
       for (int c = 0; c < width; ++c) {
-        const uint32_t i = static_cast<uint32_t>(r) * width + c;
-        x[i] = static_cast<uint8_t>(rule.initial(i, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+        x[static_cast<size_t>(r) * width + c] =
+            static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
       }
   });
 }
@@ -78,8 +81,8 @@ void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height
           for (int c = (r + colour) & 1; c < width; c += 2) {
             int k, S;
             lattice_neighbours(x, width, height, r, c, k, S);
-            const uint32_t i = static_cast<uint32_t>(r) * width + c;
-            x[i] = static_cast<uint8_t>(rule.draw(i, S, k, lattice_uniform(seed, width, r, c, s)));
+            x[static_cast<size_t>(r) * width + c] =
+                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s)));
           }
       });
 }
