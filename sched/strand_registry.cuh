@@ -10,7 +10,9 @@
 #include "sched/gpu/gpu_strategies.cuh"
 #include "sched/megakernel/megakernel.cuh"
 #include "sched/cpu/strand_cpu.h"
-#include "sched/gpu/strand_gpu.cuh"
+#include "sched/gpu/strand_batch.cuh"
+#include "sched/gpu/strand_bsp.cuh"
+#include "sched/gpu/strand_global_queue.cuh"
 #include "sched/strand_strategy.h"
 #include "sched/adapters/strand_task_strategy.cuh"
 
@@ -23,18 +25,17 @@ StrandStrategyRegistry<W> make_strand_registry() {
     const StrandStrategyInfo info = make()->info();
     r.add(info, [make] { return std::unique_ptr<StrandStrategy<W>>(make()); });
   };
-  auto gpu = [&add](StrandGpuMode mode, bool permute, bool managed) {
-    add([=] { return std::make_unique<CudaStrands<W>>(StrandGpuVariant{mode, permute, managed}); });
-  };
+  using O = StrandOrder;
+  using M = StrandMemory;
   add([] { return std::make_unique<SequentialStrands<W>>(); });
   add([] { return std::make_unique<CpuParallelStrands<W>>(); });
-  gpu(StrandGpuMode::Bsp, false, false);          // cuda
-  gpu(StrandGpuMode::Bsp, true, false);           // cuda-permute
-  gpu(StrandGpuMode::Batch, false, false);        // cuda-batch
-  gpu(StrandGpuMode::Batch, true, false);         // cuda-batch-permute
-  gpu(StrandGpuMode::Bsp, false, true);           // cuda-unified-memory
-  gpu(StrandGpuMode::GlobalQueue, false, false);  // cuda-global-queue
-  gpu(StrandGpuMode::GlobalQueue, false, true);   // cuda-global-queue-unified-memory
+  add([] { return std::make_unique<CudaBspStrands<W>>(O::Index, M::Device); });        // cuda
+  add([] { return std::make_unique<CudaBspStrands<W>>(O::Permuted, M::Device); });     // cuda-permute
+  add([] { return std::make_unique<CudaBatchStrands<W>>(O::Index); });                 // cuda-batch
+  add([] { return std::make_unique<CudaBatchStrands<W>>(O::Permuted); });              // cuda-batch-permute
+  add([] { return std::make_unique<CudaBspStrands<W>>(O::Index, M::Managed); });       // cuda-unified-memory
+  add([] { return std::make_unique<CudaGlobalQueueStrands<W>>(M::Device); });          // cuda-global-queue
+  add([] { return std::make_unique<CudaGlobalQueueStrands<W>>(M::Managed); });         // cuda-global-queue-unified-memory
   using B = StrandTaskBudget;
   add([] { return std::make_unique<StrandTaskStrategy<W, ExactPriorityStrategy>>(B::Unfinished, "Kerbl 2012 §6.2 (exact priority queue, CPU model)"); });
   add([] { return std::make_unique<StrandTaskStrategy<W, UniformStrategy>>(B::Unbounded, "Kerbl 2012 §6.3 (uniform baseline)"); });

@@ -15,6 +15,9 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -276,6 +279,26 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
     EXPECT_NE(std::string(e.what()).find("cuda-global-queue-unified-memory"), std::string::npos) << e.what();
   }
   EXPECT_THROW(find_strand_workload("no-such-workload"), InputError);
+}
+
+TEST(StrandRegistry, GpuStrategiesHaveTheirSectionsAndKnobsInOrder) {
+  // Appendix A's seven GPU strategies: where the paper describes each, and the knobs it reads, in order.
+  const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> expected = {
+      {"cuda", "Lehmann 2023 §3.1", {}},
+      {"cuda-permute", "Lehmann 2023 §3.2", {"permute-seed"}},
+      {"cuda-batch", "Lehmann 2023 §3.3", {}},
+      {"cuda-batch-permute", "Lehmann 2023 §3.2, §3.3", {"permute-seed"}},
+      {"cuda-unified-memory", "Lehmann 2023 §3.1, §4.2.3", {"prefetch", "managed-counter"}},
+      {"cuda-global-queue", "Lehmann 2023 §3.4", {"work-unit"}},
+      {"cuda-global-queue-unified-memory", "Lehmann 2023 §3.4, §4.2.3", {"work-unit", "prefetch", "managed-counter"}}};
+  std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> got;
+  for (const StrandStrategyInfo& i : find_strand_workload("mandelbrot").strategies) {
+    if (i.name.rfind("cuda", 0) != 0) continue;
+    got.emplace_back(i.name, i.section, i.knobs);
+    EXPECT_TRUE(i.needs_gpu && i.uses_grid) << i.name;
+    EXPECT_FALSE(i.description.empty()) << i.name;
+  }
+  EXPECT_EQ(got, expected);
 }
 
 TEST(StrandRegistry, AGpuStrategyWithoutAGpuThrowsCudaError) {

@@ -1,8 +1,9 @@
-// Lehmann 2023's GPU strand strategies (sched/gpu/strand_gpu.cuh): each one, under many grids (auto, n·b
-// far above the strand count, b not a power of two, c = 1, c not dividing N, c larger than N), gives
-// the same mandelbrot image and per-strand step counts as `sequential`, bit for bit; runs every strand
-// exactly once to completion (counted on the device by the test workload); honours max_steps; and
-// reports its launches. Skipped without a GPU (MV_REQUIRE_GPU).
+// Lehmann 2023's GPU strand strategies (sched/gpu/strand_bsp.cuh, sched/gpu/strand_batch.cuh,
+// sched/gpu/strand_global_queue.cuh): each one, under many grids (auto, n·b far above the strand count, b
+// not a power of two, c = 1, c not dividing N, c larger than N), gives the same mandelbrot image and
+// per-strand step counts as `sequential`, bit for bit; runs every strand exactly once to completion
+// (counted on the device by the test workload); honours max_steps; and reports its launches. Skipped
+// without a GPU (MV_REQUIRE_GPU).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Lehmann 2023's run-to-completion GPU strategies on patch tasks (the progressive film): `cuda-batch` (§3.3)
-// and `cuda-global-queue` (§3.4), the same algorithms that sched/gpu/strand_gpu.cuh runs on strands, with
-// a patch task as the work item (base/work.h: one update is one batch of samples, and the item is active
-// until its target spp).
+// and `cuda-global-queue` (§3.4), the same algorithms that sched/gpu/strand_batch.cuh and
+// sched/gpu/strand_global_queue.cuh run on strands, with a patch task as the work item (base/work.h: one
+// update is one batch of samples, and the item is active until its target spp).
 //
 //  - cuda-batch: one launch of one full wave of resident warps; warp w takes tasks w, w + W, w + 2W, … and
 //    runs each to its target before the next (bucket rendering, in index order).

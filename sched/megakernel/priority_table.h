@@ -1,5 +1,6 @@
-// Priorities as the megakernel's queue designs `buckets` and `quanta` see them (sched/megakernel/megakernel.cuh), in
-// plain host/device code so that the CPU tests run exactly what the GPU runs.
+// Priorities as the megakernel's queue designs `buckets` and `quanta` see them (their workers and table
+// controller: sched/megakernel/megakernel_workers.cuh, sched/megakernel/megakernel_controller.cuh), in plain
+// host/device code so that the CPU tests run exactly what the GPU runs.
 //
 // Both read a priority through its bin: kPriorityBins bins over the float's order-preserving bit pattern
 // (sign, 8 exponent bits and the top 4 mantissa bits), so a bin spans a factor of at most 1 + 1/16 of

@@ -1,6 +1,7 @@
 // The priority megakernel's work queue (Kerbl 2012, §3.2–§3.3): a segmented ring buffer in device memory
-// and its device-side protocol, as small __device__ functions. The strategy and the kernel that use it
-// are in sched/megakernel/megakernel.cuh.
+// and its device-side protocol, as small __device__ functions. The worker warps and the controllers that
+// use it are in sched/megakernel/megakernel_workers.cuh and sched/megakernel/megakernel_controller.cuh, the
+// strategy that owns it in sched/megakernel/megakernel.cuh.
 //
 // Layout. A ring of C entries (C a power of two, C > number of tasks) stored as two arrays key[C] and
 // task[C] (struct of arrays, so the controller can hand them to load_segment_pair / store_segment_pair of

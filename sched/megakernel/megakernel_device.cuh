@@ -1,0 +1,151 @@
+// The device side of the priority megakernel (Kerbl 2012 §3–§5, §6.3): the persistent kernel of each queue
+// design and the kernels that begin a slice and rebuild the queue. The kernel's blocks 0 … P−1 are
+// controllers (sched/megakernel/megakernel_controller.cuh), every other block works
+// (sched/megakernel/megakernel_workers.cuh); the host class that owns the buffers, rebuilds the queue and
+// launches the slices is MegakernelStrategy in sched/megakernel/megakernel.cuh.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "base/common.h"
+#include "sched/megakernel/megakernel_controller.cuh"
+#include "sched/megakernel/megakernel_settings.h"
+#include "sched/megakernel/megakernel_workers.cuh"
+#include "sched/megakernel/priority_table.h"
+#include "sched/megakernel/work_queue.cuh"
+
+namespace mv {
+
+namespace mk {
+
+/// Register cap of the persistent kernel. Unbounded, the patch-task instance takes 86 registers: 5 blocks
+/// of 128 threads per SM, where the `uniform` kernel (79) fits 6; the occupancy difference alone cost
+/// 7 % of throughput on an H100 (docs/perf.md). 80 registers give the same 6 blocks (256-register
+/// allocation units per warp).
+inline constexpr int kMegakernelMaxRegisters = 80;
+
+/// The persistent kernel of one queue design (a template parameter, so that each design's kernel holds only
+/// its own worker loop and fits the register cap without spilling): blocks 0 … P−1 control, the others work.
+template <class View, int Design>
+__global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, QueueView q, SliceParams sp) {
+  extern __shared__ uint32_t mk_smem[];
+  if constexpr (Design == static_cast<int>(QueueDesign::Kerbl)) {
+    if (blockIdx.x < sp.controllers) {
+      const uint32_t S = q.segment_size();
+      controller_block(q, sp, reinterpret_cast<float*>(mk_smem), mk_smem + 2 * S, blockIdx.x);
+    } else {
+      worker_warp(v, q, sp);
+    }
+  } else {
+    if (blockIdx.x < sp.controllers) table_controller_block(q, sp);
+    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets)) worker_warp_buckets(v, q, sp);
+    else worker_warp_quanta(v, q, sp);
+  }
+}
+
+/// The persistent kernel of queue design `d`.
+template <class View>
+const void* megakernel_entry(QueueDesign d) {
+  switch (d) {
+    case QueueDesign::Buckets: return reinterpret_cast<const void*>(&megakernel_kernel<View, 1>);
+    case QueueDesign::Quanta: return reinterpret_cast<const void*>(&megakernel_kernel<View, 2>);
+    case QueueDesign::Kerbl: break;
+  }
+  return reinterpret_cast<const void*>(&megakernel_kernel<View, 0>);
+}
+
+/// Resets the per-slice words of QueueControl. (The non-template kernels here are `static`: this header
+/// is included by several translation units, without relocatable device code.)
+static __global__ void begin_slice_kernel(QueueControl* c) {
+  c->record_next = 0;
+  c->reserved = 0;
+  c->workers_exited = 0;
+  c->stop = 0;
+  c->abort = 0;
+  c->error = 0;
+  c->error_block = 0;
+  c->error_detail = 0;
+}
+
+/// flags[i] = the task order[i] is unfinished (rebuild).
+template <class View>
+__global__ void unfinished_in_order_kernel(View v, const uint32_t* order, uint8_t* flags, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) flags[i] = v.finished(order[i]) ? 0 : 1;
+}
+
+/// Rebuild: entries [0, n_live) from `list` (descending priority), every other slot free for lap 0.
+static __global__ void init_ring_kernel(QueueView q, const float* priority, const uint32_t* list, const int* n_live_ptr) {
+  const uint64_t n_live = static_cast<uint64_t>(*n_live_ptr);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < q.capacity();
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    if (i < n_live) {
+      const uint32_t t = list[i];
+      q.key[i] = priority[t];
+      q.task[i] = t;
+      q.seq[i] = i + 1;
+    } else {
+      q.seq[i] = i;
+    }
+  }
+}
+
+/// Rebuild: segment words and counters. Lap 0's full segments are sorted when `sorted` (the list is). Every segment
+/// holding rebuilt entries gets the estimate "0 cycles" (unknown: no task has been measured since the
+/// rebuild); since atomicMax keeps the shortest duration of a lap, later enqueues cannot raise it.
+static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, bool sorted) {
+  const uint32_t n_live = static_cast<uint32_t>(*n_live_ptr);
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < q.segment_slots()) {
+    const uint64_t first = uint64_t(j) * q.segment_size();
+    const bool full = first + q.segment_size() <= n_live;
+    q.seg_state[j] = 0;
+    q.seg_sorted[j] = full && sorted ? q.seg_tag(j) : 0u;
+    q.seg_estimate[j] = first < n_live ? pack_estimate(q.seg_tag(j), 0u) : 0ull;
+  }
+  if (j == 0) {
+    QueueControl* c = q.ctl;
+    c->head = 0;
+    c->tail = n_live;
+    c->avail = static_cast<int>(n_live);
+    c->live = static_cast<int>(n_live);
+  }
+}
+
+/// Rebuild (Quanta): counts the live list's priorities into the zeroed histogram.
+static __global__ void priority_hist_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                            int* hist) {
+  const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    atomicAdd(&hist[priority_bin(priority[list[i]])], 1);
+}
+
+/// Rebuild (Quanta): the table from the histogram, by one block (the controller's own code).
+static __global__ void priority_table_kernel(const int* hist, float* bin_quantum, uint32_t quantum_max) {
+  __shared__ uint32_t warp_sums[32];
+  compute_priority_table(hist, bin_quantum, quantum_max, warp_sums);
+}
+
+/// Rebuild (Buckets): cur = the most urgent band of the live list's ranked (not urgent) priorities;
+/// kNoBand when there is none.
+static __global__ void first_band_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                         QueueControl* main) {
+  const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (priority[list[i]] < kUrgentPriority) atomicMin(&main->cur_band, priority_band(priority[list[i]]));
+}
+
+/// Rebuild (Buckets): flags[i] = list entry i belongs to ring k of the window that starts at cur.
+static __global__ void ring_flags_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                         const QueueControl* main, uint32_t rings, uint32_t k, uint8_t* flags,
+                                         uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    flags[i] = i < static_cast<uint32_t>(*n_live_ptr) && bucket_ring(priority[list[i]], main->cur_band, rings) == k;
+}
+
+}  // namespace mk
+
+}  // namespace mv

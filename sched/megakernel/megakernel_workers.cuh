@@ -1,0 +1,301 @@
+// The working module of the priority megakernel (Kerbl 2012 §3.1, §5.3.1, §6.3): the worker warp of each
+// queue design (MegakernelSettings::queue), and the per-slice kernel parameters that workers and controllers
+// share (SliceParams). Every block of the persistent kernel that is not a controller works; each of its warps
+// runs one of these loops until the slice ends (its budget of dequeues is used up, the host's stop flag or a
+// watchdog abort makes every reservation fail, or every task is finished):
+//  - worker_warp (`kerbl`): dequeues one task at a time from the front of the segmented ring
+//    (sched/megakernel/work_queue.cuh), executes it with run_task_warp, records its duration (§5.3.1: the
+//    shortest per task) and, if the task is unfinished, enqueues it at the back with the priority the
+//    execution wrote (§6.3: "tasks repeatedly append themselves to the end of the queue").
+//  - worker_warp_buckets (`buckets`): claims the front task of the most urgent non-empty priority band's
+//    ring (claim_ring_warp; bands and rings of sched/megakernel/priority_table.h), runs it and re-enqueues it
+//    into the ring of its new band.
+//  - worker_warp_quanta (`quanta`): dequeues from one FIFO ring and runs a priority-proportional number of
+//    sample batches per visit (draw_quantum of sched/megakernel/priority_table.h).
+// The controller blocks are in sched/megakernel/megakernel_controller.cuh, the persistent kernel in
+// sched/megakernel/megakernel_device.cuh and the host side in sched/megakernel/megakernel.cuh.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "base/common.h"
+#include "sched/megakernel/megakernel_settings.h"
+#include "sched/megakernel/priority_table.h"
+#include "sched/megakernel/work_queue.cuh"
+
+namespace mv {
+
+namespace mk {
+
+/// Per-slice kernel parameters.
+struct SliceParams {
+  unsigned long long budget = 0;         ///< dequeue reservations allowed in this slice
+  long long watchdog_cycles = 0;         ///< bound of every busy-wait
+  long long host_poll_cycles = 0;        ///< how often block 0 reads the host stop flag
+  const int* host_stop = nullptr;        ///< mapped pinned memory (device pointer)
+  OrderRecord record;                    ///< the slice's execution order (record.key null: off)
+  uint32_t worker_warps = 0;
+  uint32_t controllers = 1;              ///< controller blocks P (blocks 0 … P−1); 1 when controller == 0
+  int controller = 1;
+  int time_management = 1;
+  int collect_metadata = 1;
+  int wave_aware = 0;
+  uint32_t static_task_cycles = 0;
+  uint32_t constant_segment_cycles = 0;
+  float buffer_multiplier = 1.f;
+  int pull_forward = 0;                  ///< MegakernelSettings::pull_forward
+  uint32_t pull_distance = 4;
+  // ---- QueueDesign::Buckets and ::Quanta (sched/megakernel/priority_table.h) ----
+  int design = 0;                        ///< QueueDesign
+  uint32_t age_period = 0;               ///< Buckets: every age_period-th claim serves the fullest ring
+  uint32_t band_repeat = 1;              ///< Buckets: batches a claim may run in a row within its band
+  uint32_t band_slack = 0;               ///< Buckets: bands a repeating task may drift below its claimed one
+  uint32_t quantum_max = 4;              ///< Quanta: Q
+  int* hist = nullptr;                   ///< [kPriorityBins] live tasks per priority bin
+  float* bin_quantum = nullptr;          ///< [kPriorityBins] mean quantum of a bin (controller-written)
+  float* credit = nullptr;               ///< [num tasks] Quanta: fractional batches carried over
+  long long table_cycles = 0;            ///< how often the controller recomputes the table
+};
+
+/// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
+__device__ MV_INLINE uint32_t known_cycles(uint32_t c) { return c == kUnknownCycles ? 0u : c; }
+
+/// §5.3.1: what a worker does after executing `task`: keep the shortest duration, then finish or
+/// re-enqueue the task with the priority its execution wrote. One lane. Returns false on abort.
+template <class View>
+__device__ bool finish_task(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
+                            long long cycles) {
+  if (paths == 0) {
+    // The task was already finished when dequeued: a duplicate entry. Its twin accounts for `live`.
+    atomicAdd(&q.main->empty_executions, 1ull);
+    return true;
+  }
+  const bool measure = sp.collect_metadata && sp.static_task_cycles == 0;
+  uint32_t estimate = sp.static_task_cycles;
+  if (measure) {
+    const uint32_t c = static_cast<uint32_t>(cycles < 0 ? 0 : (cycles >= kUnknownCycles ? kUnknownCycles - 1 : cycles));
+    // Plain read-modify-write: no other warp executes this task now; the next executor reads it after
+    // the queue's release/acquire (enqueue → dequeue) and so sees this write.
+    uint32_t m = q.task_min_cycles[task];
+    if (c < m) q.task_min_cycles[task] = m = c;
+    estimate = known_cycles(m);
+  }
+  // run_task_warp wrote patch_spp/priority in this lane and ended with __syncwarp (film writes of all
+  // lanes ordered before what this lane does next).
+  if (v.finished(task)) {
+    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);  // termination only
+    return true;
+  }
+  return enqueue(q, v.priority[task], task, estimate, sp.collect_metadata != 0, sp.watchdog_cycles);
+}
+
+/// The working module (§3.1): this warp fetches, executes and re-enqueues tasks until the slice ends.
+template <class View>
+__device__ void worker_warp(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  for (;;) {
+    uint32_t task = kNoTask;
+    if (lane == 0) {
+      // Slice budget (a): reserve one dequeue. Relaxed: a count, not a publication. The controller adds
+      // kStopBias on a stop request and raise_error on a watchdog, which makes every reservation fail.
+      if (DeviceAtomic<unsigned long long>(q.ctl->reserved).fetch_add(1ull, cuda::memory_order_relaxed) <
+          sp.budget) {
+        Dequeued d;
+        if (dequeue(q, sp.watchdog_cycles, d, sp.record)) {
+          if (d.task < q.num_tasks) task = d.task;
+          else raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    // Lane 0 acquired the entry (and, through the queue, the previous execution's film writes); the
+    // warp barrier orders that before the other lanes' reads of the task's film.
+    __syncwarp();
+    const long long t0 = clock64();
+    const uint32_t paths = v.run_task_warp(task);
+    const long long t1 = clock64();
+    if (lane == 0) finish_task(v, q, sp, task, paths, t1 - t0);
+    __syncwarp();
+  }
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+// ---- QueueDesign::Buckets and ::Quanta ----
+
+/// Moves one live task's count in the priority histogram from its old priority's bin to its new one's,
+/// or removes it when the task finished (one lane).
+__device__ MV_INLINE void move_priority_bin(int* hist, float old_p, float new_p, bool finished) {
+  const uint32_t a = priority_bin(old_p);
+  if (finished) {
+    atomicSub(&hist[a], 1);
+    return;
+  }
+  const uint32_t b = priority_bin(new_p);
+  if (a != b) {
+    atomicSub(&hist[a], 1);
+    atomicAdd(&hist[b], 1);
+  }
+}
+
+/// After `paths` were traced in one visit of `task` (whose priority was `old_p` before it): the quanta's
+/// histogram, then finish or re-enqueue (buckets: into its new priority band's ring) (one lane).
+template <class View>
+__device__ bool finish_ranked(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
+                              float old_p) {
+  if (paths == 0) {
+    atomicAdd(&q.main->empty_executions, 1ull);
+    return true;
+  }
+  const float p = v.priority[task];
+  const bool done = v.finished(task);
+  if (sp.design == static_cast<int>(QueueDesign::Quanta)) move_priority_bin(sp.hist, old_p, p, done);
+  if (done) {
+    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
+    return true;
+  }
+  uint32_t ring = 0;
+  if (q.rings > 1) {  // buckets: urgent, or the band's ring in the calendar window
+    DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
+    uint32_t cur = cur_band.load(cuda::memory_order_relaxed);
+    if (p < kUrgentPriority) {
+      // A priority above the window moves the window up to it (bucket_ring: the window's last bands then
+      // share rings with its new first ones until they drain; the far ring is not part of the window).
+      const uint32_t band = priority_band(p);
+      if (band < cur) {
+        const uint32_t before = cur_band.fetch_min(band, cuda::memory_order_relaxed);
+        cur = before < band ? before : band;
+      }
+    }
+    ring = bucket_ring(p, cur, q.rings);
+  }
+  return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
+}
+
+/// Buckets: whether a task claimed from `ring` with priority `claimed_p` may run again now that its
+/// priority is p: it became urgent, or it was not urgent and its band is at most `slack` bands less urgent
+/// than the band it was claimed from (a more urgent band always qualifies). Never for the far ring (below
+/// the window: not the most urgent band). Pure: no memory traffic.
+__device__ MV_INLINE bool stays_in_claimed_band(const QueueView& q, float claimed_p, float p, uint32_t ring,
+                                                uint32_t slack) {
+  if (ring + 1u >= q.rings) return false;
+  if (p >= kUrgentPriority) return true;
+  return claimed_p < kUrgentPriority && priority_band(p) <= priority_band(claimed_p) + slack;
+}
+
+/// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
+__device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
+  return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
+}
+
+/// QueueDesign::Buckets: the warp claims the front task of the most urgent non-empty band (every
+/// age_period-th claim: of the fullest ring), executes it once and re-enqueues it into its new priority
+/// band's ring (claim_ring_warp, bucket_ring).
+template <class View>
+__device__ void worker_warp_buckets(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  uint32_t claims = 0;
+  for (;;) {
+    int go = lane == 0 ? static_cast<int>(reserve_work(q, sp, 1ull)) : 0;
+    if (!__shfl_sync(kFull, go, 0)) break;
+    const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
+    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged);
+    if (ring < 0) break;
+    uint32_t task = kNoTask;
+    float old_p = 0.f;
+    if (lane == 0) {
+      Dequeued d;
+      if (take_claimed(q.ring(static_cast<uint32_t>(ring)), sp.watchdog_cycles, d, sp.record)) {
+        if (d.task < q.num_tasks) {
+          task = d.task;
+          old_p = v.priority[task];
+          if (aged) atomicAdd(&q.main->aged_claims, 1ull);
+          // A far task taken because the window was empty: the window moves down to its band.
+          if (!aged && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
+        } else {
+          raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    __syncwarp();
+    // Up to band_repeat batches in a row while the task stays in the band it was claimed from (an aged
+    // claim runs once: it served the fullest ring, not the most urgent one).
+    for (uint32_t runs = 1;; ++runs) {
+      const uint32_t paths = v.run_task_warp(task);
+      int again = 0;
+      if (lane == 0) {
+        again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
+                stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack);
+        if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
+        if (!again) finish_ranked(v, q, sp, task, paths, old_p);
+      }
+      again = __shfl_sync(kFull, again, 0);
+      __syncwarp();
+      if (!again) break;
+    }
+  }
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+/// QueueDesign::Quanta: the warp dequeues the front task, draws its quantum k from its priority's mean
+/// quantum and its credit (draw_quantum), runs k batches back to back (k = 0: re-enqueues it untouched,
+/// a yield) and re-enqueues it at the back. The slice's budget counts batches, not visits.
+template <class View>
+__device__ void worker_warp_quanta(const View& v, const QueueView& q, const SliceParams& sp) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  for (;;) {
+    uint32_t task = kNoTask, k = 0;
+    float old_p = 0.f;
+    if (lane == 0 && reserve_work(q, sp, 1ull)) {
+      Dequeued d;
+      if (dequeue(q, sp.watchdog_cycles, d, sp.record)) {
+        if (d.task < q.num_tasks) {
+          task = d.task;
+          old_p = v.priority[task];
+          float c = sp.credit[task];
+          k = draw_quantum(c, __ldcg(&sp.bin_quantum[priority_bin(old_p)]), sp.quantum_max);
+          sp.credit[task] = c;  // only the visiting warp touches a task's credit
+          DeviceAtomic<unsigned long long> reserved(q.main->reserved);
+          if (k == 0) {
+            reserved.fetch_sub(1ull, cuda::memory_order_relaxed);  // a yield costs no budget
+            atomicAdd(&q.main->yields, 1ull);
+          } else if (k > 1) {
+            reserved.fetch_add(k - 1ull, cuda::memory_order_relaxed);
+          }
+        } else {
+          raise_error(q, kErrBadTask, d.ticket);
+        }
+      }
+    }
+    task = __shfl_sync(kFull, task, 0);
+    if (task == kNoTask) break;
+    k = __shfl_sync(kFull, k, 0);
+    __syncwarp();
+    if (k == 0) {
+      if (lane == 0) enqueue(q, old_p, task, 0, false, sp.watchdog_cycles);
+      __syncwarp();
+      continue;
+    }
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint32_t p = v.run_task_warp(task);  // same value in every lane: the loop stays uniform
+      paths += p;
+      if (p == 0) break;  // finished within the quantum
+    }
+    if (lane == 0) finish_ranked(v, q, sp, task, paths, old_p);
+    __syncwarp();
+  }
+  if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
+}
+
+}  // namespace mk
+
+}  // namespace mv
