@@ -178,7 +178,9 @@ struct LatticeState {
   std::vector<LatticeCommand> commands;
   size_t view = 0;                      ///< index into run->views()
   bool paused = false;                  ///< stop advancing (the image stays)
-  float budget_ms = 12.f;               ///< device time per frame given to advance(), [1, 100] ms
+  /// Device time per frame given to advance(), [1, 100] ms. 8 ms leaves the rest of a 30 fps frame to the
+  /// view's download and upload (16 MB at 2048², measured on an H100: docs/perf.md).
+  float budget_ms = 8.f;
   uint64_t last_steps = 0;              ///< super-steps the last frame ran
   Ema steps_per_second{0.2};            ///< super-steps per second of wall clock, over frames that advanced
   nlohmann::json report;                ///< the run's report(), refreshed a few times a second

@@ -446,10 +446,12 @@ void GibbsRun::image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, 
   height = static_cast<uint32_t>(s_.height);
   const size_t n = static_cast<size_t>(width) * height;
   rgba.resize(n);
-  const float x_scale = 1.f / static_cast<float>(std::max(1, tables_.X));
-  const float mean_scale = kept_ ? x_scale / static_cast<float>(kept_) : 0.f;
+  // The colour ramp spans what the chain visits: the sample to λ + 2√λ at the largest λ (most sites stay
+  // below it), the running mean and the λ map to the largest λ (the mean of x is about λ).
   const float lmax = *std::max_element(field_.row.begin(), field_.row.end()) *
                      *std::max_element(field_.col.begin(), field_.col.end());
+  const float x_scale = 1.f / std::max(1.f, lmax + 2.f * std::sqrt(std::max(lmax, 0.f)));
+  const float mean_scale = kept_ ? 1.f / (std::max(lmax, 1e-3f) * static_cast<float>(kept_)) : 0.f;
   const float lambda_scale = lmax > 0.f ? 1.f / lmax : 1.f;
   const int v = view == 1 && kept_ == 0 ? 0 : static_cast<int>(view);  // no sample kept yet: the current one
   if (gpu_) {
