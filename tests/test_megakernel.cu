@@ -196,6 +196,7 @@ struct MkCase {
   uint32_t quantum_max = 4;   ///< MegakernelSettings::quantum_max
   uint32_t band_repeat = 1;   ///< MegakernelSettings::band_repeat
   uint32_t band_slack = 0;    ///< MegakernelSettings::band_slack
+  uint32_t worker_blocks = 0; ///< MegakernelSettings::worker_blocks
 };
 
 class MegakernelExact : public MegakernelFixture<::testing::TestWithParam<MkCase>> {};
@@ -218,6 +219,7 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   mk.settings().quantum_max = c.quantum_max;
   mk.settings().band_repeat = c.band_repeat;
   mk.settings().band_slack = c.band_slack;
+  mk.settings().worker_blocks = c.worker_blocks;
   mk.settings().record_order = true;
   ScheduleSettings s;
   s.block_size = c.block;
@@ -238,6 +240,7 @@ TEST_P(MegakernelExact, EveryPatchEndsAtExactlyTheTargetSpp) {
   EXPECT_EQ(st.queue_length, 0u);
   const bool kerbl = c.queue == QueueDesign::Kerbl;
   EXPECT_EQ(st.controllers, kerbl && c.controller ? c.controllers : 1u);
+  if (c.worker_blocks > 0) EXPECT_EQ(st.grid_blocks, st.controllers + c.worker_blocks) << "the grid launched";
   if (c.queue == QueueDesign::Quanta) EXPECT_GT(st.table_passes + (c.slice_paths < 1000 ? 1 : 0), 0u);
   if (!c.controller || !kerbl) {
     EXPECT_EQ(st.sort_passes[0] + st.sort_passes[1] + st.sort_passes[2], 0u);
@@ -268,6 +271,9 @@ INSTANTIATE_TEST_SUITE_P(
                       MkCase{32, true, 48 * 5, 32, 1, false, QueueDesign::Buckets, 5, 32, 4, 3},
                       MkCase{64, true, 1u << 20, 128, 1, false, QueueDesign::Buckets, 32, 32, 4, 8, 30},
                       MkCase{32, true, 3000, 64, 1, false, QueueDesign::Buckets, 8, 32, 4, 16, 2},
+                      // a Kerbl-sized grid (Kerbl 2012 §6.2: 15 worker blocks), and the smallest one
+                      MkCase{32, true, 1u << 20, 128, 1, false, QueueDesign::Kerbl, 8, 32, 4, 1, 0, 15},
+                      MkCase{64, true, 3000, 64, 1, false, QueueDesign::Buckets, 32, 32, 4, 16, 2, 1},
                       // priority-proportional quanta: Q = 2 … 64 (with Q = 64 a visit can run all 4 batches)
                       MkCase{32, true, 1u << 20, 128, 1, false, QueueDesign::Quanta, 8, 32, 4},
                       MkCase{64, true, 3000, 64, 1, false, QueueDesign::Quanta, 8, 32, 2},
@@ -279,6 +285,7 @@ INSTANTIATE_TEST_SUITE_P(
         design = "_buckets" + std::to_string(c.buckets) + "_age" + std::to_string(c.age_period) +
                  (c.band_repeat > 1 ? "_repeat" + std::to_string(c.band_repeat) : "") +
                  (c.band_slack > 0 ? "_slack" + std::to_string(c.band_slack) : "");
+      if (c.worker_blocks > 0) design += "_workers" + std::to_string(c.worker_blocks);
       if (c.queue == QueueDesign::Quanta) design = "_quanta" + std::to_string(c.quantum_max);
       return "S" + std::to_string(c.segment) + (c.controller ? "_ctrl" : "_fifo") + "_slice" +
              std::to_string(c.slice_paths) + "_block" + std::to_string(c.block) +

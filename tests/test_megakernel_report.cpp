@@ -32,12 +32,14 @@ MegakernelSettings unusual_settings() {
   m.pull_distance = 9;
   m.band_repeat = 5;
   m.band_slack = 7;
+  m.worker_blocks = 15;
   return m;
 }
 
 TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
   const nlohmann::json j = megakernel_settings_json(unusual_settings());
-  EXPECT_EQ(j.size(), 22u) << j.dump();
+  EXPECT_EQ(j.size(), 23u) << j.dump();
+  EXPECT_EQ(j["worker_blocks"], 15);
   EXPECT_EQ(j["band_repeat"], 5);
   EXPECT_EQ(j["band_slack"], 7);
   EXPECT_EQ(j["segment_size"], 64);

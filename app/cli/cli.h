@@ -119,6 +119,7 @@ struct SchedBenchCommand {
   bool wave_aware = false;
   double buffer_multiplier = 1.0;
   uint32_t blocks_per_sm = 0;  ///< 0: occupancy maximum
+  uint32_t worker_blocks = 0;  ///< MegakernelSettings::worker_blocks; 0: every resident block
   bool static_duration = true; ///< SchedBenchCase::static_duration
   bool pull_forward = false;   ///< SchedBenchCase::pull_forward
   uint32_t pull_distance = 4;

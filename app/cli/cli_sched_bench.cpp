@@ -88,6 +88,7 @@ void run_sched_bench(const SchedBenchCommand& c) {
   base.wave_aware = c.wave_aware;
   base.buffer_multiplier = static_cast<float>(c.buffer_multiplier);
   base.blocks_per_sm = c.blocks_per_sm;
+  base.worker_blocks = c.worker_blocks;
   base.static_duration = c.static_duration;
   base.pull_forward = c.pull_forward;
   base.pull_distance = c.pull_distance;
@@ -172,7 +173,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
   meta.redoes = "Kerbl 2012, Figs 4-5";
   meta.context = fmt::format("queue {}, segments of {}, time management {}{}{}", c.queue, c.segment,
                              c.time_management ? "on" : "off", c.wave_aware ? ", wave-aware" : "",
-                             c.blocks_per_sm ? fmt::format(", {} blocks per SM", c.blocks_per_sm) : std::string());
+                             (c.blocks_per_sm ? fmt::format(", {} blocks per SM", c.blocks_per_sm) : std::string()) +
+                                 (c.worker_blocks ? fmt::format(", {} worker blocks", c.worker_blocks) : std::string()));
   meta.gpu = gpu_info().name;
   meta.units = {{"gpu", "name"}, {"n", "tasks"}, {"task_us", "us"}, {"block", "threads"},
                 {"controllers", "blocks"}, {"workers", "warps"}, {"grid_blocks", "blocks"}, {"segment", "entries"},

@@ -463,6 +463,10 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")
       ->check(cli::integer(0, 64))
       ->capture_default_str();
+  cmd->add_option("--worker-blocks", b.worker_blocks,
+                  "worker blocks beside the controllers (0: every resident block); 15 is Kerbl's GTX 480 (§6.2)")
+      ->check(cli::integer(0, 65535))
+      ->capture_default_str();
   cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")
       ->check(cli::integer(1, 1000))
       ->capture_default_str();

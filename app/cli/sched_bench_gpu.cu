@@ -28,6 +28,7 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   s.wave_aware_buffer = c.wave_aware;
   s.buffer_multiplier = c.buffer_multiplier;
   s.blocks_per_sm = c.blocks_per_sm;
+  s.worker_blocks = c.worker_blocks;
   s.pull_forward = c.pull_forward;
   s.pull_distance = c.pull_distance;
   s.queue = c.controller ? c.queue : QueueDesign::Kerbl;

@@ -23,6 +23,7 @@ struct SchedBenchCase {
   bool wave_aware = false;        ///< MegakernelSettings::wave_aware_buffer
   float buffer_multiplier = 1.f;  ///< §5.4
   uint32_t blocks_per_sm = 0;     ///< resident blocks per SM; 0: the occupancy maximum
+  uint32_t worker_blocks = 0;     ///< MegakernelSettings::worker_blocks; 0: every resident block
   /// §5.4's static task duration: the controller is told task_us (in SM cycles at the device's clock
   /// rate) instead of measuring. Spin tasks run once and never re-enqueue, so §5.3's measurements never
   /// reach the entries still in the queue (their estimate stays "unknown" = 0), and with measuring the

@@ -133,7 +133,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       throw InputError("", "controllers",
                        std::to_string(sp.controllers) + " controller blocks leave no worker in a grid of " +
                            std::to_string(grid_) + " blocks");
-    worker_warps_ = (grid_ - sp.controllers) * (block_ / 32);
+    // The grid this slice launches: every resident block, or the controllers and worker_blocks workers.
+    launch_grid_ = settings_.worker_blocks > 0 ? std::min<uint32_t>(grid_, sp.controllers + settings_.worker_blocks)
+                                               : grid_;
+    worker_warps_ = (launch_grid_ - sp.controllers) * (block_ / 32);
     sp.worker_warps = worker_warps_;
     sp.controller = kerbl && settings_.controller;
     sp.design = static_cast<int>(settings_.queue);
@@ -174,11 +177,11 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     mk::QueueView q = queue_;
     void* args[] = {&v, &q, &sp};
     const cudaError_t err = cudaLaunchCooperativeKernel(kernel_,
-                                                        dim3(grid_), dim3(block_), args, smem_bytes_, nullptr);
+                                                        dim3(launch_grid_), dim3(block_), args, smem_bytes_, nullptr);
     if (err == cudaErrorCooperativeLaunchTooLarge) {
       (void)cudaGetLastError();
       valid_ = false;
-      throw CudaError("megakernel: the persistent grid of " + std::to_string(grid_) + " blocks of " +
+      throw CudaError("megakernel: the persistent grid of " + std::to_string(launch_grid_) + " blocks of " +
                       std::to_string(block_) + " threads cannot be co-resident on this GPU (another context, "
                       "MPS or a smaller partition?); lower blocks_per_sm");
     }
@@ -400,8 +403,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
 
   void update_stats(const mk::QueueControl& c, const StepStats& st, bool stopped_by_host) {
     MegakernelStats& s = stats_;
-    s.grid_blocks = grid_;
-    s.controllers = grid_ - worker_warps_ / (block_ / 32);
+    s.grid_blocks = launch_grid_;
+    s.controllers = launch_grid_ - worker_warps_ / (block_ / 32);
     s.blocks_per_sm = blocks_per_sm_;
     s.worker_warps = worker_warps_;
     s.registers = registers_;
@@ -456,6 +459,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   int sm_count_ = 0, clock_khz_ = 0;
   uint32_t num_tasks_ = 0, segment_size_ = 0, block_ = 0, blocks_per_sm_set_ = ~0u;
   uint32_t grid_ = 0, blocks_per_sm_ = 0, worker_warps_ = 0, registers_ = 0;
+  uint32_t launch_grid_ = 0;  // the slice's grid: grid_, or the controllers and MegakernelSettings::worker_blocks
   size_t smem_bytes_ = 0;
   const void* kernel_ = nullptr;  ///< the persistent kernel of design_
   // queue (device)

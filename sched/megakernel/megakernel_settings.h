@@ -95,6 +95,10 @@ struct MegakernelSettings {
   double watchdog_seconds = 2.0;
   /// Resident blocks per SM (0: the most the occupancy calculator allows).
   uint32_t blocks_per_sm = 0;
+  /// Worker blocks of the persistent grid, [1, 65535], beside the controller blocks (0: every block that is
+  /// resident with blocks_per_sm). Kerbl 2012 §6.2 ran 15 worker blocks on a GTX 480; an H100 holds hundreds.
+  /// The grid launched is min(controllers + worker_blocks, the resident grid).
+  uint32_t worker_blocks = 0;
   /// Controller blocks P in [1, 64] (beyond Kerbl, who uses one): blocks 0 … P−1 sort, the rest work.
   /// Controller i restarts its back-to-front walk (Fig 2) at the back of the i-th of P equal ranges of the
   /// sortable queue, so P walks run staggered like a pipelined bubble sort; they meet only through the
@@ -212,6 +216,11 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "a change rebuilds the queue",
                      "Kerbl 2012 §3.1", "", kParamZeroIsOff),
           &M::blocks_per_sm);
+    t.add(make_param("worker-blocks", K::Int, 1, 65535,
+                     "worker blocks of the persistent grid beside the controllers (0: all that are resident); 15 is "
+                     "Kerbl's GTX 480",
+                     "Kerbl 2012 §6.2", "", kParamZeroIsOff),
+          &M::worker_blocks);
     t.add(make_param("record-order", K::Bool, 0, 1,
                      "record each slice's dequeue order and show its sort accuracy S(n) (costs a download a frame)",
                      "Kerbl 2012 §6.2"),
