@@ -665,6 +665,8 @@ def draw(csv_path, out_stem, overwrite, quiet, named):
         raise FigureError(f"{csv_path}: cannot read: {e}")
     meta = read_meta(csv_path)
     kind = kind_of(columns, meta)
+    if kind == "gibbs-blocks" and len({r.get("config") for r in rows}) < 2:
+        kind = "gibbs-bench"  # the plain bench's table (one block shape): nothing to compare across shapes
     if kind not in DRAW:
         what = f"a {kind} CSV, which has no figure" if kind else "not a CSV of a megaview experiment"
         if named:
