@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/cli/cli_validate.h"
+#include "app/cli/progress.h"
 #include "app/cli/figures.h"
 #include "app/session/output_file.h"
 #include "app/session/stencil_run.h"
@@ -177,6 +178,11 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
   std::fflush(stdout);
 
   std::vector<Row> rows;
+  // Progress over every run, the warm-ups included (app/cli/progress.h: nothing for a job under ~2 s).
+  const double runs = double(c.sizes.size() * c.partitions.size() * c.depths.size() * c.exchanges.size() *
+                             c.overlaps.size() * c.kernels.size()) * (c.repeat + 1);
+  Progress progress("stencil bench", runs, "runs");
+  double runs_done = 0.0;
   for (int n : c.sizes)
     for (int p : c.partitions)
       for (int d : c.depths)
@@ -188,9 +194,11 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
                               {"exchange", ex}, {"overlap", ov == "on" ? "true" : "false"}, {"kernel", kn}};
             StencilRun run(knobs, gpu);
             run.run_timed(uint64_t(std::min(c.iterations, std::max(d, 32))));  // warm-up
+            progress.update(runs_done += 1.0);
             std::vector<double> tot, com, inn, out, pk, xc, up, wt;
             for (int r = 0; r < c.repeat; ++r) {
               const HaloPhaseTimes t = run.run_timed(uint64_t(c.iterations));
+              progress.update(runs_done += 1.0);
               const double k = double(t.iterations);
               tot.push_back(t.total_ms / k);
               com.push_back(t.compute_ms / k);
@@ -229,6 +237,7 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
                        row.gupd);
             std::fflush(stdout);
           }
+  progress.finish();
   // Coverage (Tables 5.1-5.2) and speed-up over the plain version.
   auto key = [](const Row& r) { return std::make_tuple(r.size, r.partitions, r.gpus, r.depth, r.exchange, r.kernel); };
   std::map<std::tuple<int, int, int, int, std::string, std::string>, const Row*> off;
