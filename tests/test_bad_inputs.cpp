@@ -433,7 +433,7 @@ TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
       {kRender + " --strategy abc", {"--strategy: must be one of sequential, ", "got \"abc\""}},
       {kRender + " --strategy ''", {"--strategy: must be one of", "got \"\""}, kRefused, {"  not in"}},
       {kRender + " --priority abc", {"--priority: must be one of none, intensity, ", "got \"abc\""}},
-      {kBench + " --strategies sequential,abc", {"--strategies: must be one of", "got \"abc\""}},
+      {kBench + " --strategies sequential,abc", {"--strategy: must be one of", "got \"abc\""}, 1},
       {"sched-model --out-prefix '{d}/m' --order abc", {"--order: must be one of ascending, random, descending, got \"abc\""}},
       {"sched-bench --out-prefix '{d}/b' --queue abc", {"--queue: must be one of kerbl, buckets, quanta, got \"abc\""}},
       {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, lic2d, ridge3d, got \"abc\""}},

@@ -411,7 +411,8 @@ TEST(StrandBenchCli, BadInputGivesOneLineNamingTheFieldAndRange) {
       {"--sweep", "--sweep: needs --out-prefix P"},
       {"--sweep --grid 64,64 --out-prefix x", "--grid: is not used with --sweep"},
       {"--spp 4", "--spp: is an option of the path tracer's bench"},
-      {"--strategies uniform", "--strategies: is an option of the path tracer's bench"},
+      // --strategies is --strategy: on the strand bench it names strand strategies too.
+      {"--strategies warp-drive", "--strategy: unknown strand strategy \"warp-drive\""},
   };
   for (const Case& c : cases) {
     const std::string size = c.args.find("--size") == std::string::npos ? " --size 16x16" : "";

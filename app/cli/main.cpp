@@ -292,10 +292,13 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   add_session_options(*cmd, c);
   add_knob_options(*cmd, c, true);
   add_priority_option(*cmd, c);
-  cmd->add_option("--strategies", b.strategies,
-                  "comma separated (default: the GPU strategies with a GPU, else the CPU ones)")
+  // One option for every bench: the names are the path tracer's strategies, or with --workload that
+  // workload's (checked by run(), which knows which); --strategies is the same option.
+  cmd->add_option("--strategy,--strategies", sb.strategies,
+                  "strategies, comma separated: the path tracer's (default: the GPU ones with a GPU, else the CPU "
+                  "ones), or with --workload the workload's (default: all that run here)")
       ->delimiter(',')
-      ->check(cli::one_of(patch_strategies().names()));
+      ->check(cli::non_empty("a strategy"));
   cmd->add_option("--repeat", b.repeat, "timed renders per strategy")
       ->check(cli::integer(1, 1000))
       ->capture_default_str();
@@ -305,10 +308,6 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
                   "strand workloads, comma separated (" + strand_workload_names() + "): time strand strategies")
       ->delimiter(',')
       ->check(cli::non_empty("a strand workload (" + strand_workload_names() + ")"));
-  cmd->add_option("--strategy", sb.strategies,
-                  "strand strategies, comma separated (default: all with a GPU, else sequential,cpu-parallel)")
-      ->delimiter(',')
-      ->check(cli::non_empty("a strand strategy"));
   cmd->add_option("--grid", sb.grid, "strand grid n,b[,c] (blocks, threads per block, strands per work unit) or auto")
       ->check(cli::non_empty("n,b[,c] or auto"));
   cmd->add_option("--size", sb.size,
@@ -328,9 +327,9 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
 /// `bench` times path-tracer renders or, with --workload, strand strategies; each refuses the other's options.
 void check_bench_mode(const CLI::App& cmd) {
   const bool strands = cmd.count("--workload") > 0;
-  const std::vector<std::string> patch_only = {"--scene",     "--width",    "--height",   "--paths-per-pixel", "--spp",
-                                               "--seed",      "--wave-size", "--priority", "--strategies"};
-  std::vector<std::string> strand_only = {"--strategy",          "--grid",       "--size",
+  const std::vector<std::string> patch_only = {"--scene", "--width",     "--height",  "--paths-per-pixel",
+                                               "--spp",   "--seed",      "--wave-size", "--priority"};
+  std::vector<std::string> strand_only = {"--grid",       "--size",
                                           "--sweep",             "--sweep-max-threads", "--out-prefix",
                                           "--record-finish-order"};
   for (const ParamSpec& spec : strand_params().specs()) {
@@ -614,6 +613,12 @@ int run(int argc, char** argv) {
       run_strand_bench(strand_bench);
       return 0;
     }
+    // The path tracer's bench: --strategy names patch strategies (the strand bench checks its own).
+    const std::vector<std::string> known = patch_strategies().names();
+    for (const std::string& name : strand_bench.strategies)
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw InputError("", "--strategy", "must be one of " + cli::list_text(known) + ", got \"" + name + "\"");
+    bench.strategies = strand_bench.strategies;
     bench.session = finish(bench_c);
     run_bench(bench);
   } else if (sched_model_cmd->parsed()) {
