@@ -136,8 +136,8 @@ TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
   const StrandOutcome o = run_strand_request(mandelbrot_request("sequential"));
   ASSERT_FALSE(o.error);
   const std::vector<uint32_t> shown = strand_image_rgba8(o.result);
-  const auto [png1, json1] = capture_strands(o, shown, "image", dir.str());
-  const auto [png2, json2] = capture_strands(o, strand_heat_rgba8(o.result), "steps heat map", dir.str());
+  const auto [png1, json1] = capture_strands(o, shown, false, dir.str());
+  const auto [png2, json2] = capture_strands(o, strand_heat_rgba8(o.result), true, dir.str());
   EXPECT_NE(png1, png2);
   EXPECT_NE(png1.find("mandelbrot-sequential-0001.png"), std::string::npos) << png1;
   EXPECT_NE(png2.find("mandelbrot-sequential-0002.png"), std::string::npos) << png2;

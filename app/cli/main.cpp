@@ -614,10 +614,9 @@ int run(int argc, char** argv) {
       return 0;
     }
     // The path tracer's bench: --strategy names patch strategies (the strand bench checks its own).
-    const std::vector<std::string> known = patch_strategies().names();
-    for (const std::string& name : strand_bench.strategies)
-      if (std::find(known.begin(), known.end(), name) == known.end())
-        throw InputError("", "--strategy", "must be one of " + cli::list_text(known) + ", got \"" + name + "\"");
+    const CLI::Validator known = cli::one_of(patch_strategies().names());
+    for (std::string name : strand_bench.strategies)
+      if (const std::string why = known(name); !why.empty()) throw InputError("", "--strategy", why);
     bench.strategies = strand_bench.strategies;
     bench.session = finish(bench_c);
     run_bench(bench);

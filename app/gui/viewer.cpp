@@ -676,26 +676,30 @@ void Viewer::update_mse() {
   }
 }
 
-void Viewer::take_capture() {
+void Viewer::record_capture(const std::function<std::string(const nlohmann::json& extra)>& write) {
   state_.capture_requested = false;
   try {
-    const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()}};
-    if (right_) {
-      const SplitCaptureResult r =
-          capture_split(*session_, *right_, state_.tonemap, state_.split.divider, options_.capture_dir, extra);
-      state_.capture_message = r.png;
-      spdlog::info("capture: split view {} ({}, left {}, right {})", r.png, r.json, r.left.json, r.right.json);
-    } else {
-      const CaptureResult r = capture(*session_, state_.tonemap, options_.capture_dir, extra);
-      state_.capture_message = r.png;
-      spdlog::info("capture: {}", r.png);
-    }
+    state_.capture_message = write({{"display_path", display_.stats().label}, {"fps", state_.fps()}});
     state_.capture_failed = false;
   } catch (const std::exception& e) {
     state_.capture_message = e.what();
     state_.capture_failed = true;
     state_.report("Screenshot", e);
   }
+}
+
+void Viewer::take_capture() {
+  record_capture([this](const nlohmann::json& extra) {
+    if (right_) {
+      const SplitCaptureResult r =
+          capture_split(*session_, *right_, state_.tonemap, state_.split.divider, options_.capture_dir, extra);
+      spdlog::info("capture: split view {} ({}, left {}, right {})", r.png, r.json, r.left.json, r.right.json);
+      return r.png;
+    }
+    const CaptureResult r = capture(*session_, state_.tonemap, options_.capture_dir, extra);
+    spdlog::info("capture: {}", r.png);
+    return r.png;
+  });
 }
 
 void Viewer::update_display() {

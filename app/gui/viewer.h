@@ -2,7 +2,10 @@
 // tone map + display → ImGui → swap.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -70,6 +73,10 @@ class Viewer {
   void render_step();
   void update_mse();
   void take_capture();
+  /// The part every capture shares: clears the request, calls `write(extra)` — which writes the files, with
+  /// `extra` (display path, fps) merged into the sidecar, and returns the PNG's path — and records that path
+  /// for the Capture section, or on failure the message, also shown in the error window.
+  void record_capture(const std::function<std::string(const nlohmann::json& extra)>& write);
   void update_display();
   void film_was_reset();
   bool idle() const;

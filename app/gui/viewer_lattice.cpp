@@ -133,23 +133,17 @@ void Viewer::lattice_frame() {
 }
 
 void Viewer::take_lattice_capture() {
-  state_.capture_requested = false;
-  try {
-    if (lattice_pixels_.empty() || lattice_view_shown_ != state_.lattice.view)  // capture what is meant to show
-      lattice_->image(state_.lattice.view, lattice_pixels_, lattice_width_, lattice_height_),
-          lattice_view_shown_ = state_.lattice.view;
-    const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()},
-                                  {"steps_per_second", state_.lattice.steps_per_second.value()}};
+  record_capture([this](nlohmann::json extra) {
+    if (lattice_pixels_.empty() || lattice_view_shown_ != state_.lattice.view) {  // capture what is meant to show
+      lattice_->image(state_.lattice.view, lattice_pixels_, lattice_width_, lattice_height_);
+      lattice_view_shown_ = state_.lattice.view;
+    }
+    extra["steps_per_second"] = state_.lattice.steps_per_second.value();
     const auto [png, json] = capture_lattice(*lattice_, state_.lattice.view, lattice_pixels_, lattice_width_,
                                              lattice_height_, options_.capture_dir, extra);
-    state_.capture_message = png;
-    state_.capture_failed = false;
     spdlog::info("capture: {} ({})", png, json);
-  } catch (const std::exception& e) {
-    state_.capture_message = e.what();
-    state_.capture_failed = true;
-    state_.report("Screenshot", e);
-  }
+    return png;
+  });
 }
 
 }  // namespace mv::gui

@@ -301,7 +301,6 @@ void Viewer::upload_strand_pixels(int width, int height) {
 }
 
 void Viewer::take_strand_capture() {
-  state_.capture_requested = false;
   if (strand_replay_) {  // a capture holds the whole run: finish the replay first
     strand_replay_->advance(1.0);
     strand_pixels_ = strand_replay_->image();
@@ -309,19 +308,13 @@ void Viewer::take_strand_capture() {
     const auto [sw, sh] = strand_shown_size(strand_shown_->result, strand_heat_shown_);
     upload_strand_pixels(static_cast<int>(sw), static_cast<int>(sh));
   }
-  try {
+  record_capture([this](const nlohmann::json& extra) {
     if (!strand_shown_) throw InputError("", "capture", "no strand run has finished yet");
-    const nlohmann::json extra = {{"display_path", display_.stats().label}, {"fps", state_.fps()}};
-    const auto [png, json] = capture_strands(*strand_shown_, strand_pixels_,
-                                             strand_heat_shown_ ? "steps heat map" : "image", options_.capture_dir, extra);
-    state_.capture_message = png;
-    state_.capture_failed = false;
+    const auto [png, json] =
+        capture_strands(*strand_shown_, strand_pixels_, strand_heat_shown_, options_.capture_dir, extra);
     spdlog::info("capture: {} ({})", png, json);
-  } catch (const std::exception& e) {
-    state_.capture_message = e.what();
-    state_.capture_failed = true;
-    state_.report("Screenshot", e);
-  }
+    return png;
+  });
 }
 
 }  // namespace mv::gui

@@ -289,20 +289,14 @@ nlohmann::json strand_report(const StrandOutcome& o) {
 }
 
 std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, const std::vector<uint32_t>& shown,
-                                                    const std::string& shown_what, const std::string& dir,
-                                                    const nlohmann::json& extra) {
+                                                    bool heat_map, const std::string& dir, const nlohmann::json& extra) {
   if (o.error) throw InputError("", "capture", "the last strand run failed; nothing to capture");
-  // The image or the steps heat map, whichever is shown (they differ in size where the workload has a
-  // picture of its own, ridge3d's splats).
-  const auto [iw, ih] = strand_shown_size(o.result, false);
-  const auto [hw, hh] = strand_shown_size(o.result, true);
-  const bool heat = shown.size() != static_cast<size_t>(iw) * ih;
-  const int w = static_cast<int>(heat ? hw : iw), h = static_cast<int>(heat ? hh : ih);
+  const auto [w, h] = strand_shown_size(o.result, heat_map);
   if (shown.size() != static_cast<size_t>(w) * h) throw InputError("", "capture", "no strand image to capture");
   nlohmann::json sidecar = strand_report(o);
   const std::string base = o.request.workload + "-" + o.request.strategy + "-";
-  const std::string stem =
-      capture_png(dir, base, shown, w, h, std::move(sidecar), {{"shown", shown_what}}, extra);
+  const std::string stem = capture_png(dir, base, shown, static_cast<int>(w), static_cast<int>(h), std::move(sidecar),
+                                       {{"shown", heat_map ? "steps heat map" : "image"}}, extra);
   return {stem + ".png", stem + ".json"};
 }
 

@@ -152,12 +152,13 @@ std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g
 /// "center_y", "half_height"} for the mandelbrot, {"kind": "fixed"} for path-tracer (the scene's camera).
 nlohmann::json strand_report(const StrandOutcome& o);
 
-/// Writes "<workload>-<strategy>-NNNN.png" (`shown`, width × height RGBA8, as on screen) and its ".json"
-/// sidecar (strand_report plus `extra` and {"capture": {"png", "shown"}}) into `dir`, claiming the number
-/// as capture() does (app/session/capture.h): nothing is ever overwritten. Returns {png, json}.
-/// Throws InputError if the directory or a file cannot be written.
+/// Writes "<workload>-<strategy>-NNNN.png" (`shown`, RGBA8 as on screen: the image, or with `heat_map` the
+/// steps heat map, at strand_shown_size(o.result, heat_map)) and its ".json" sidecar (strand_report plus
+/// `extra` and {"capture": {"png", "shown": "image" | "steps heat map"}}) into `dir`, claiming the number as
+/// capture() does (app/session/capture.h): nothing is ever overwritten. Returns {png, json}.
+/// Throws InputError if `shown` is not of that size, or the directory or a file cannot be written.
 std::pair<std::string, std::string> capture_strands(const StrandOutcome& o, const std::vector<uint32_t>& shown,
-                                                    const std::string& shown_what, const std::string& dir,
+                                                    bool heat_map, const std::string& dir,
                                                     const nlohmann::json& extra = nlohmann::json::object());
 
 }  // namespace mv
