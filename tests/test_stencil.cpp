@@ -8,31 +8,12 @@
 
 #include "base/errors.h"
 #include "render/lattice/jacobi.h"
+#include "stencil_cases.h"
 #include "sched/lattice/halo_cpu.h"
 #include "sched/lattice/halo_plan.h"
 
 namespace mv {
 namespace {
-
-std::vector<float> initial(int n) {
-  std::vector<float> f(size_t(n) * n);
-  for (int y = 0; y < n; ++y)
-    for (int x = 0; x < n; ++x) f[size_t(y) * n + x] = stencil_initial(x, y, n);
-  return f;
-}
-
-std::vector<float> reference(int n, int k) {
-  std::vector<float> a = initial(n), b;
-  for (int i = 0; i < k; ++i) {
-    halo_reference_step(a, b, n, JacobiRule{});
-    a.swap(b);
-  }
-  return a;
-}
-
-bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 TEST(StencilRule, JacobiIsTheMeanOfTheFourNeighbours) {
   EXPECT_EQ(JacobiRule{}(9.f, 1.f, 2.f, 3.f, 4.f), 2.5f);
@@ -42,7 +23,7 @@ TEST(StencilRule, JacobiIsTheMeanOfTheFourNeighbours) {
 
 TEST(StencilRule, TheFieldRelaxesTowardsItsMean) {
   const int n = 48;
-  std::vector<float> a = initial(n), b;
+  std::vector<float> a = stencil_initial_field(n), b;
   double mean0 = 0, max0 = 0;
   for (float v : a) mean0 += v, max0 = std::max<double>(max0, v);
   for (int i = 0; i < 200; ++i) {
@@ -112,7 +93,7 @@ TEST(StencilPlan, BadSettingsAreRefusedNamingTheOption) {
 // multiple of the depth: bitwise the single-partition reference.
 TEST(StencilCpu, PartitionedRunsEqualTheReferenceBitwise) {
   const int n = 70, k = 23;
-  const std::vector<float> ref = reference(n, k);
+  const std::vector<float> ref = stencil_reference(n, k);
   for (int partitions : {1, 2, 4, 6})
     for (int depth : {1, 2, 3, 8, 11})
       for (HaloExchange ex : {HaloExchange::Sync, HaloExchange::Async})
@@ -124,11 +105,11 @@ TEST(StencilCpu, PartitionedRunsEqualTheReferenceBitwise) {
           c.exchange = ex;
           c.overlap = overlap;
           HaloCpu<JacobiRule> run(make_halo_plan(c));
-          run.set_field(initial(n));
+          run.set_field(stencil_initial_field(n));
           run.step(k);
           std::vector<float> got;
           run.get_field(got);
-          EXPECT_TRUE(bitwise_equal(got, ref)) << "P=" << partitions << " depth=" << depth
+          EXPECT_TRUE(same_bits(got, ref)) << "P=" << partitions << " depth=" << depth
                                                << " exchange=" << halo_exchange_name(ex) << " overlap=" << overlap;
           EXPECT_EQ(run.times().iterations, uint64_t(k));
           EXPECT_EQ(run.times().exchanges, uint64_t((k + depth - 1) / depth));
@@ -138,18 +119,18 @@ TEST(StencilCpu, PartitionedRunsEqualTheReferenceBitwise) {
 // Depth 64 on the smallest partitions it allows (64 sites a side).
 TEST(StencilCpu, DepthSixtyFourOnPartitionsOfItsOwnSize) {
   const int n = 128, k = 70;
-  const std::vector<float> ref = reference(n, k);
+  const std::vector<float> ref = stencil_reference(n, k);
   HaloConfig c;
   c.n = n;
   c.partitions = 4;
   c.depth = 64;
   c.overlap = true;
   HaloCpu<JacobiRule> run(make_halo_plan(c));
-  run.set_field(initial(n));
+  run.set_field(stencil_initial_field(n));
   run.step(k);
   std::vector<float> got;
   run.get_field(got);
-  EXPECT_TRUE(bitwise_equal(got, ref));
+  EXPECT_TRUE(same_bits(got, ref));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "app/session/stencil_run.h"
 #include "render/lattice/jacobi.h"
+#include "stencil_cases.h"
 #include "sched/lattice/halo_cpu.h"
 #include "sched/lattice/halo_gpu.cuh"
 #include "test_support.h"
@@ -16,39 +17,9 @@
 namespace mv {
 namespace {
 
-struct Initial {
-  int64_t n;
-  MV_HD float operator()(int64_t x, int64_t y) const { return stencil_initial(x, y, n); }
-};
-
-std::vector<float> host_initial(int n) {
-  std::vector<float> f(size_t(n) * n);
-  for (int y = 0; y < n; ++y)
-    for (int x = 0; x < n; ++x) f[size_t(y) * n + x] = stencil_initial(x, y, n);
-  return f;
-}
-
-std::vector<float> cpu_reference(int n, int k) {
-  std::vector<float> a = host_initial(n), b;
-  for (int i = 0; i < k; ++i) {
-    halo_reference_step(a, b, n, JacobiRule{});
-    a.swap(b);
-  }
-  return a;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-int gpu_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
-
 void check_all_combinations(int gpus, const std::vector<int>& partition_counts) {
   const int n = 200, k = 29;
-  const std::vector<float> ref = cpu_reference(n, k);
+  const std::vector<float> ref = stencil_reference(n, k);
   for (int partitions : partition_counts)
     for (int depth : {1, 2, 3, 8, 16})
       for (HaloExchange ex : {HaloExchange::Sync, HaloExchange::Async})
@@ -62,7 +33,7 @@ void check_all_combinations(int gpus, const std::vector<int>& partition_counts) 
           c.overlap = overlap;
           c.kernel = (depth + partitions + (overlap ? 1 : 0)) % kHaloKernelCount;  // every block shape of kHaloKernelShapes
           HaloGpu<JacobiRule> run(make_halo_plan(c));
-          run.fill(Initial{n});
+          run.fill(StencilInitial{n});
           run.step(k);
           std::vector<float> got;
           run.get_field(got);
@@ -99,10 +70,10 @@ TEST(StencilGpu, FillEqualsTheHostInitialField) {
   c.partitions = 6;
   c.depth = 4;
   HaloGpu<JacobiRule> run(make_halo_plan(c));
-  run.fill(Initial{c.n});
+  run.fill(StencilInitial{c.n});
   std::vector<float> got;
   run.get_field(got);
-  EXPECT_TRUE(same_bits(got, host_initial(c.n)));
+  EXPECT_TRUE(same_bits(got, stencil_initial_field(c.n)));
 }
 
 TEST(StencilGpu, PartitionsOnOneGpuEqualTheReferenceBitwise) {
@@ -115,7 +86,7 @@ TEST(StencilGpu, MoreGpusThanPresentIsRefused) {
   HaloConfig c;
   c.n = 256;
   c.partitions = 64;
-  c.gpus = gpu_count() + 1;
+  c.gpus = stencil_gpu_count() + 1;
   try {
     HaloGpu<JacobiRule> run(make_halo_plan(c));
     FAIL() << "accepted --gpus " << c.gpus;
@@ -133,7 +104,7 @@ TEST(StencilGpu, TheLiveRunKeepsTheFieldAcrossChanges) {
   p.set(p.find("overlap"), 1);
   p.set(p.find("partitions"), 4);
   run.advance(1.0);
-  EXPECT_TRUE(same_bits(run.field(), cpu_reference(160, 14)));
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(160, 14)));
   std::vector<uint32_t> rgba;
   uint32_t w = 0, h = 0;
   run.image(0, rgba, w, h);
@@ -146,8 +117,8 @@ TEST(StencilGpu, TheLiveRunKeepsTheFieldAcrossChanges) {
 #define MV_REQUIRE_NCCL_GPUS(gpus)                                                                     \
   do {                                                                                                 \
     MV_REQUIRE_GPU();                                                                                  \
-    if (gpu_count() < (gpus))                                                                          \
-      GTEST_SKIP() << "needs " << (gpus) << " GPUs for NCCL, found " << gpu_count();                   \
+    if (stencil_gpu_count() < (gpus))                                                                  \
+      GTEST_SKIP() << "needs " << (gpus) << " GPUs for NCCL, found " << stencil_gpu_count();           \
     try {                                                                                              \
       nccl_api();                                                                                      \
     } catch (const InputError& e) {                                                                    \

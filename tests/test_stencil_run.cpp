@@ -11,25 +11,11 @@
 #include "base/errors.h"
 #include "render/lattice/jacobi.h"
 #include "sched/lattice/halo_cpu.h"
+#include "stencil_cases.h"
 #include "test_support.h"
 
 namespace mv {
 namespace {
-
-std::vector<float> reference(int n, int k) {
-  std::vector<float> a(size_t(n) * n), b;
-  for (int y = 0; y < n; ++y)
-    for (int x = 0; x < n; ++x) a[size_t(y) * n + x] = stencil_initial(x, y, n);
-  for (int i = 0; i < k; ++i) {
-    halo_reference_step(a, b, n, JacobiRule{});
-    a.swap(b);
-  }
-  return a;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
   const LatticeWorkloadEntry* e = find_lattice_workload("stencil");
@@ -50,7 +36,7 @@ TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
   EXPECT_EQ(run->steps(), 15u);
   auto* s = dynamic_cast<StencilRun*>(run.get());
   ASSERT_NE(s, nullptr);
-  EXPECT_TRUE(same_bits(s->field(), reference(96, 15)));
+  EXPECT_TRUE(same_bits(s->field(), stencil_reference(96, 15)));
   const nlohmann::json r = run->report();
   EXPECT_EQ(r["knobs"]["depth"], 4);
   EXPECT_EQ(r["tiles"], "2x3");
@@ -71,7 +57,7 @@ TEST(StencilRun, ARefusedCombinationLeavesTheRunAsItWas) {
   }
   EXPECT_EQ(p.text(p.find("depth")), "1");
   run.advance(1.0);
-  EXPECT_TRUE(same_bits(run.field(), reference(64, 6)));
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 6)));
   EXPECT_THROW(StencilRun({{"gpus", "2"}}, false), InputError);
   EXPECT_THROW(StencilRun({{"depth", "0"}}, false), InputError);
 }

@@ -17,12 +17,6 @@ namespace mv {
 
 namespace {
 
-/// The initial field as a device-callable functor for HaloGpu::fill.
-struct StencilInit {
-  int64_t n;
-  MV_HD float operator()(int64_t x, int64_t y) const { return stencil_initial(x, y, n); }
-};
-
 /// Largest side of the view image.
 constexpr int kMaxImageSide = 1024;
 
@@ -82,8 +76,7 @@ int stencil_gpu_count() {
 }
 
 double stencil_dram_peak_gbps(int device) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || device >= count) return 0.0;
+  if (device >= stencil_gpu_count()) return 0.0;
   int clock_khz = 0, bus_bits = 0;
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess) return 0.0;
   if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) return 0.0;
@@ -101,11 +94,8 @@ struct StencilRun::Engine {
   void set_field(const std::vector<float>& f) { cpu ? cpu->set_field(f) : gpu->set_field(f); }
   void fill() {
     const int n = plan().cfg.n;
-    if (gpu) return gpu->fill(StencilInit{n});
-    std::vector<float> f(size_t(n) * n);
-    for (int y = 0; y < n; ++y)
-      for (int x = 0; x < n; ++x) f[size_t(y) * n + x] = stencil_initial(x, y, n);
-    cpu->set_field(f);
+    if (gpu) return gpu->fill(StencilInitial{n});
+    cpu->set_field(stencil_initial_field(n));
   }
   /// The field sampled at w × h pixels.
   std::vector<float> sample(int w, int h) {
@@ -163,8 +153,7 @@ void StencilRun::rebuild(bool keep_field) {
   c.kernel = settings_.kernel;
   if (!gpu_ && settings_.gpus > 1)
     throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
-  int present = 0;
-  if (gpu_ && cudaGetDeviceCount(&present) != cudaSuccess) present = 0;
+  const int present = gpu_ ? stencil_gpu_count() : 0;
   HaloPlan plan;
   try {
     check_halo_config(c, gpu_ ? std::max(present, 1) : 0);

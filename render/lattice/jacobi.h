@@ -19,7 +19,9 @@
 // bitwise and a partition can fill its own tile from global coordinates.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "base/common.h"
 
@@ -57,6 +59,20 @@ MV_HD MV_INLINE float stencil_initial(int64_t x, int64_t y, int64_t n) {
     best = v > best ? v : best;
   }
   return best;
+}
+
+/// stencil_initial of an n × n grid as a functor of (x, y), host and device (HaloGpu::fill).
+struct StencilInitial {
+  int64_t n;
+  MV_HD float operator()(int64_t x, int64_t y) const { return stencil_initial(x, y, n); }
+};
+
+/// The whole initial n × n field, row-major (host).
+inline std::vector<float> stencil_initial_field(int n) {
+  std::vector<float> f(static_cast<size_t>(n) * n);
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) f[static_cast<size_t>(y) * n + x] = stencil_initial(x, y, n);
+  return f;
 }
 
 }  // namespace mv

@@ -72,14 +72,12 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
   return make_uint2(static_cast<uint32_t>(out), static_cast<uint32_t>(out >> 32));
 }
 
-/// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
-/// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty.
+/// Updates, in place on the uint8 lattice x (width a multiple of 8), the sites of colour `colour` among
+/// columns c0 … c0+7 of row r: reads the group, its rows above and below and its left and right
+/// neighbours (zero beyond the lattice) and writes lattice_update_group's result back.
 template <class Rule>
-__global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep,
-                                    int colour) {
-  const int r = blockIdx.y * blockDim.y + threadIdx.y;
-  const int c0 = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
-  if (r >= height || c0 >= width) return;
+__device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_t* x, int width, int height, int r,
+                                                        int c0, uint32_t seed, uint32_t sweep, int colour) {
   uint8_t* row = x + static_cast<size_t>(r) * width;
   const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
   const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
@@ -88,6 +86,17 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
   const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
   *reinterpret_cast<uint2*>(row + c0) =
       lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+}
+
+/// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
+/// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty.
+template <class Rule>
+__global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep,
+                                    int colour) {
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  const int c0 = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
+  if (r >= height || c0 >= width) return;
+  lattice_update_in_place(rule, x, width, height, r, c0, seed, sweep, colour);
 }
 
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
@@ -106,15 +115,7 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
     const int colour = h & 1;
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h >> 1);
     for (int r = r_start, gi = g_start; r < height;) {
-      uint8_t* row = x + static_cast<size_t>(r) * width;
-      const int c0 = 8 * gi;
-      const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
-      const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
-      const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
-      const uint32_t left = c0 > 0 ? row[c0 - 1] : 0u;
-      const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
-      *reinterpret_cast<uint2*>(row + c0) =
-          lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+      lattice_update_in_place(rule, x, width, height, r, 8 * gi, seed, sweep, colour);
       gi += g_step;
       r += r_step;
       if (gi >= gpr) {
