@@ -169,26 +169,26 @@ TEST(Capture, SidecarDescribesTheSession) {
 }
 
 // Captures carry the scheduler's settings and statistics (the writers' fields: test_megakernel_report).
-TEST(CaptureGpu, MegakernelSidecarCarriesItsSettingsAndStatistics) {
+TEST(CaptureGpu, MegakernelSidecarCarriesItsKnobsAndStatistics) {
   MV_REQUIRE_GPU();
   test::TempDir dir("capture");
   SessionOptions o = small_room();
   o.force_cpu = false;
   o.strategy = "megakernel";
-  o.megakernel.segment_size = 32;
-  o.megakernel.controllers = 2;
-  o.megakernel.record_order = true;
-  o.megakernel.queue = QueueDesign::Kerbl;  // controller blocks count only there
+  o.knobs = {{"segment-size", "32"}, {"controllers", "2"}, {"record-order", "on"},
+             {"queue", "kerbl"}};  // controller blocks count only in Kerbl's queue
   Session s(o);
   s.advance();
   const CaptureResult r = capture(s, ToneMapSettings{}, dir / "shots");
   const nlohmann::json j = nlohmann::json::parse(test::slurp(r.json));
   ASSERT_TRUE(j.contains("megakernel")) << j.dump(2);
   const nlohmann::json& m = j["megakernel"];
-  EXPECT_EQ(m["settings"]["segment_size"], 32);
-  EXPECT_EQ(m["settings"]["controllers"], 2);
-  EXPECT_EQ(m["settings"]["record_order"], true);
-  EXPECT_EQ(m["settings"]["queue"], "kerbl");
+  const nlohmann::json& k = j["knobs"];  // the settings, as every strategy's knobs
+  EXPECT_EQ(k["segment_size"], 32);
+  EXPECT_EQ(k["controllers"], 2);
+  EXPECT_EQ(k["record_order"], true);
+  EXPECT_EQ(k["queue"], "kerbl");
+  EXPECT_FALSE(m.contains("settings")) << "one place for the settings";
   EXPECT_EQ(m["stats"]["slices"], 1);
   EXPECT_EQ(m["stats"]["controllers"], 2);
   EXPECT_GT(m["stats"]["worker_warps"].get<int>(), 0);

@@ -607,10 +607,10 @@ TEST_F(Gui, ScriptedSwitchToAdaptiveKeepsTheFilm) {
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
 }
 
-// The megakernel's settings change through the Scheduling panel's queued path (GuiState::queue_megakernel)
+// The megakernel's knobs change through the Scheduling panel's queued path (Session::set_knob)
 // and keep the film; a bad value lands in the error window and the viewer goes on. (On the CPU the
 // Session keeps them for when the megakernel runs; the panel shows them only then.)
-TEST_F(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
+TEST_F(Gui, ScriptedMegakernelKnobsKeepTheFilmAndBadOnesAreReported) {
   const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --frames 20 "
                           "--smoke-at 5:segment-size=64,8:controller=off,10:buffer-multiplier=2,12:segment-size=100");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -619,7 +619,7 @@ TEST_F(Gui, ScriptedMegakernelSettingsKeepTheFilmAndBadOnesAreReported) {
                             "smoke: frame 12: now cpu-parallel/"})
     EXPECT_NE(log.find(frame), std::string::npos) << frame << " in " << log;
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
-  EXPECT_NE(log.find("Set megakernel segment-size=100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
+  EXPECT_NE(log.find("Set segment-size 100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
       << log;
 }
 
@@ -749,27 +749,27 @@ std::string line_after(const std::string& log, const std::string& prefix) {
 // Split view: the two sides differ only in strategy and priority. A megakernel setting changed through
 // the Scheduling panel's queued path (here scripted) reaches both sessions with the same value; a bad
 // value is refused on both (the error window says so) and both keep what they had; the panel's priority
-// goes to the left side only. On the CPU the sessions hold the megakernel settings for when it runs.
-TEST_F(Gui, SplitViewAppliesMegakernelSettingsToBothSides) {
+// goes to the left side only. On the CPU the sessions hold the megakernel knobs for when it runs.
+TEST_F(Gui, SplitViewAppliesMegakernelKnobsToBothSides) {
   const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
                           "--frames 12 --smoke-at 4:segment-size=64,6:controllers=4,8:segment-size=100,10:priority=convergence");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   const std::string same = "the same on both sides: ";
-  const std::string f4 = line_after(log, "smoke: frame 4: megakernel settings ");
-  const std::string f6 = line_after(log, "smoke: frame 6: megakernel settings ");
-  const std::string f8 = line_after(log, "smoke: frame 8: megakernel settings ");
+  const std::string f4 = line_after(log, "smoke: frame 4: knobs ");
+  const std::string f6 = line_after(log, "smoke: frame 6: knobs ");
+  const std::string f8 = line_after(log, "smoke: frame 8: knobs ");
   ASSERT_EQ(f4.rfind(same, 0), 0u) << log;
   ASSERT_EQ(f6.rfind(same, 0), 0u) << log;
   ASSERT_EQ(f8.rfind(same, 0), 0u) << log;
   const nlohmann::json a = nlohmann::json::parse(f4.substr(same.size()));
   const nlohmann::json b = nlohmann::json::parse(f6.substr(same.size()));
   const nlohmann::json c = nlohmann::json::parse(f8.substr(same.size()));
-  EXPECT_EQ(a.at("segment_size"), 64);
-  EXPECT_EQ(b.at("segment_size"), 64);
-  EXPECT_EQ(b.at("controllers"), 4);
+  EXPECT_EQ(a.at("segment-size"), "64");
+  EXPECT_EQ(b.at("segment-size"), "64");
+  EXPECT_EQ(b.at("controllers"), "4");
   EXPECT_EQ(c, b) << "a refused change changes neither side";
-  EXPECT_NE(log.find("Set megakernel segment-size=100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
+  EXPECT_NE(log.find("Set segment-size 100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
       << log;
   EXPECT_NE(log.find("smoke: frame 6: right now cpu-parallel/variance, film kept"), std::string::npos) << log;
   // The Scheduling panel's priority (and strategy) are the left side's only.
@@ -779,7 +779,7 @@ TEST_F(Gui, SplitViewAppliesMegakernelSettingsToBothSides) {
 }
 
 // On a GPU: both sides on the megakernel (the Megakernel panel draws two columns of numbers); a scripted
-// setting reaches both, and F12's sidecars carry each side's own megakernel settings and statistics.
+// setting reaches both, and F12's sidecars carry each side's own megakernel knobs and statistics.
 // Then the right side switches to another strategy (its column says it does not run the megakernel).
 TEST_F(Gui, SplitViewOnTheGpuCapturesEachSidesMegakernel) {
   MV_REQUIRE_GPU();
@@ -792,7 +792,7 @@ TEST_F(Gui, SplitViewOnTheGpuCapturesEachSidesMegakernel) {
   EXPECT_NE(log.find("split view: on, left megakernel/none, right megakernel/variance"), std::string::npos) << log;
   EXPECT_NE(log.find("smoke: frame 18: right now uniform/variance, film kept"), std::string::npos) << log;
   EXPECT_EQ(log.find("[error]"), std::string::npos) << log;
-  EXPECT_EQ(line_after(log, "smoke: frame 6: megakernel settings ").rfind("the same on both sides: ", 0), 0u) << log;
+  EXPECT_EQ(line_after(log, "smoke: frame 6: knobs ").rfind("the same on both sides: ", 0), 0u) << log;
   const std::string l = caps + "/room-megakernel-none-0001.json", rr = caps + "/room-megakernel-variance-0001.json",
                     c = caps + "/room-split-megakernel-none-vs-megakernel-variance-0001.json";
   const nlohmann::json split = nlohmann::json::parse(test::slurp(c));
@@ -801,8 +801,8 @@ TEST_F(Gui, SplitViewOnTheGpuCapturesEachSidesMegakernel) {
     for (const nlohmann::json* j : {&own, &split.at("split").at(side)}) {
       ASSERT_TRUE(j->contains("megakernel")) << side << ": " << j->dump(2);
       const nlohmann::json& m = j->at("megakernel");
-      EXPECT_EQ(m.at("settings").at("segment_size"), 64) << side;
-      EXPECT_EQ(m.at("settings").at("record_order"), true) << side;
+      EXPECT_EQ(j->at("knobs").at("segment_size"), 64) << side;
+      EXPECT_EQ(j->at("knobs").at("record_order"), true) << side;
       EXPECT_GE(m.at("stats").at("slices").get<int>(), 1) << side;
       EXPECT_EQ(m.at("stats").at("empty_executions"), 0) << side;
     }

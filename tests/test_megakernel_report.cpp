@@ -1,6 +1,7 @@
 // What megaview shows and records about the megakernel (app/session/megakernel_report.h): the sidecar's
-// JSON of its settings and statistics, named settings for scripts, the viewer's per-second rates and the
-// Megakernel panel's rows (the same rows for every side of the split view).
+// JSON of its knobs (generated from megakernel_params(), as every strategy's) and statistics, knobs set by
+// name as scripts do, the viewer's per-second rates and the Megakernel panel's rows (the same rows for
+// every side of the split view).
 // Plain C++ on given structs: runs everywhere.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "app/session/megakernel_report.h"
+#include "app/session/params_report.h"
 
 namespace mv {
 namespace {
@@ -36,8 +38,14 @@ MegakernelSettings unusual_settings() {
   return m;
 }
 
-TEST(MegakernelReport, SettingsJsonHoldsEveryField) {
-  const nlohmann::json j = megakernel_settings_json(unusual_settings());
+/// Sets knob `name` of `m` from its text, as Session::set_knob hands it to the megakernel.
+void set_knob(MegakernelSettings& m, const std::string& name, const std::string& value) {
+  BoundParams<MegakernelSettings>(megakernel_params(), m).apply({{name, value}});
+}
+
+TEST(MegakernelReport, KnobsJsonHoldsEveryField) {
+  MegakernelSettings m = unusual_settings();
+  const nlohmann::json j = params_json(BoundParams<MegakernelSettings>(megakernel_params(), m));
   EXPECT_EQ(j.size(), 23u) << j.dump();
   EXPECT_EQ(j["worker_blocks"], 15);
   EXPECT_EQ(j["band_repeat"], 5);
@@ -128,21 +136,21 @@ TEST(MegakernelReport, StatsJsonWithoutAScoreOrAClock) {
   EXPECT_EQ(j["wait_cycles"], 3000000);
 }
 
-TEST(MegakernelReport, NamedSettingsSetTheirFields) {
+TEST(MegakernelReport, KnobsSetByNameSetTheirFields) {
   MegakernelSettings m;
-  set_megakernel_setting(m, "segment-size", "64");
-  set_megakernel_setting(m, "controllers", "4");
-  set_megakernel_setting(m, "controller", "off");
-  set_megakernel_setting(m, "time-management", "false");
-  set_megakernel_setting(m, "collect-metadata", "0");
-  set_megakernel_setting(m, "static-task-cycles", "1000");
-  set_megakernel_setting(m, "constant-segment-cycles", "2000");
-  set_megakernel_setting(m, "buffer-multiplier", "1.5");
-  set_megakernel_setting(m, "wave-aware-buffer", "on");
-  set_megakernel_setting(m, "record-order", "true");
-  set_megakernel_setting(m, "blocks-per-sm", "2");
-  set_megakernel_setting(m, "pull-forward", "on");
-  set_megakernel_setting(m, "pull-distance", "7");
+  set_knob(m, "segment-size", "64");
+  set_knob(m, "controllers", "4");
+  set_knob(m, "controller", "off");
+  set_knob(m, "time-management", "false");
+  set_knob(m, "collect-metadata", "0");
+  set_knob(m, "static-task-cycles", "1000");
+  set_knob(m, "constant-segment-cycles", "2000");
+  set_knob(m, "buffer-multiplier", "1.5");
+  set_knob(m, "wave-aware-buffer", "on");
+  set_knob(m, "record-order", "true");
+  set_knob(m, "blocks-per-sm", "2");
+  set_knob(m, "pull-forward", "on");
+  set_knob(m, "pull-distance", "7");
   EXPECT_TRUE(m.pull_forward);
   EXPECT_EQ(m.pull_distance, 7u);
   EXPECT_EQ(m.segment_size, 64u);
@@ -159,16 +167,16 @@ TEST(MegakernelReport, NamedSettingsSetTheirFields) {
   for (const char* name : {"segment-size", "controllers", "controller", "time-management", "collect-metadata",
                            "static-task-cycles", "constant-segment-cycles", "buffer-multiplier", "wave-aware-buffer",
                            "record-order", "blocks-per-sm"})
-    EXPECT_TRUE(is_megakernel_setting_name(name)) << name;
-  EXPECT_FALSE(is_megakernel_setting_name("segment_size"));
-  EXPECT_FALSE(is_megakernel_setting_name("priority"));
+    EXPECT_NE(find_param(megakernel_params().specs(), name), nullptr) << name;
+  EXPECT_EQ(find_param(megakernel_params().specs(), "segment_size"), nullptr);
+  EXPECT_EQ(find_param(megakernel_params().specs(), "priority"), nullptr);
 }
 
-TEST(MegakernelReport, BadNamedSettingValuesNameTheSetting) {
+TEST(MegakernelReport, BadKnobValuesNameTheKnob) {
   const auto message = [](const char* name, const char* value) {
     MegakernelSettings m;
     try {
-      set_megakernel_setting(m, name, value);
+      set_knob(m, name, value);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -176,14 +184,13 @@ TEST(MegakernelReport, BadNamedSettingValuesNameTheSetting) {
   };
   for (const auto& [name, value] : {std::pair{"segment-size", "abc"}, std::pair{"segment-size", "-32"},
                                     std::pair{"segment-size", "99999999999"}, std::pair{"controllers", ""},
-                                    std::pair{"controller", "maybe"}, std::pair{"buffer-multiplier", "x2"},
-                                    std::pair{"warp-speed", "9"}}) {
+                                    std::pair{"controller", "maybe"}, std::pair{"buffer-multiplier", "x2"}}) {
     const std::string e = message(name, value);
     EXPECT_NE(e.find(name), std::string::npos) << name << "=" << value << ": " << e;
     EXPECT_NE(e, "no error") << name << "=" << value;
   }
   // Out-of-range numbers are refused by name, with the allowed range, before they reach the settings; a
-  // struct filled by hand is refused by MegakernelSettings::validate() (Session::set_megakernel_settings).
+  // struct filled by hand is refused by MegakernelSettings::validate() (the megakernel's step).
   MegakernelSettings m;
   const std::string e = message("segment-size", "100");
   EXPECT_NE(e.find("--segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos) << e;

@@ -149,7 +149,7 @@ TEST(Params, TheMegakernelsKnobsReachTheSessionsReportsGenerically) {
   o.width = 64;
   o.height = 48;
   o.strategy = "megakernel";
-  o.megakernel.segment_size = 64;
+  o.knobs["segment-size"] = "64";
   Session s(o);
   const Params* p = s.strategy_params();
   ASSERT_NE(p, nullptr) << "the megakernel has knobs";
@@ -162,9 +162,11 @@ TEST(Params, TheMegakernelsKnobsReachTheSessionsReportsGenerically) {
 TEST(Params, AFilmStrategysKnobIsSetThroughTheSessionByName) {
   // cuda-global-queue on patch tasks (sched/gpu/to_completion.cuh) has the knob work-unit; the session keeps
   // it for whichever strategy has it, and refuses unknown knobs and values out of range by name.
+  // The film's knobs are every patch strategy's, each name once: the megakernel's and the work unit.
   const std::vector<ParamSpec>& film = patch_strategy_knobs();
-  ASSERT_EQ(film.size(), 1u);
-  EXPECT_EQ(film[0].name, "work-unit");
+  ASSERT_EQ(film.size(), megakernel_params().specs().size() + 1);
+  for (const ParamSpec& k : megakernel_params().specs()) EXPECT_NE(find_param(film, k.name), nullptr) << k.name;
+  EXPECT_NE(find_param(film, "work-unit"), nullptr);
   SessionOptions o;
   o.scene = "room";
   o.width = 32;

@@ -158,6 +158,9 @@ MegakernelSettings unusual_megakernel_settings() {
   return m;
 }
 
+/// The same settings as the text of every megakernel knob (base/params.h), as the CLI and the GUI give them.
+ParamValues knobs_of(MegakernelSettings m) { return BoundParams<MegakernelSettings>(megakernel_params(), m).values(); }
+
 void expect_same(const MegakernelSettings& a, const MegakernelSettings& b) {
   EXPECT_EQ(a.queue, b.queue);
   EXPECT_EQ(a.buckets, b.buckets);
@@ -171,61 +174,57 @@ void expect_same(const MegakernelSettings& a, const MegakernelSettings& b) {
   EXPECT_EQ(a.blocks_per_sm, b.blocks_per_sm);
 }
 
-// The settings are the Session's (one path for the GUI and the command line): kept while another strategy
-// runs, validated before anything changes, never touching the film.
-TEST(Session, MegakernelSettingsRoundTripAndAreValidatedWithoutTouchingTheFilm) {
+// The megakernel's settings are knobs of the Session like any strategy's (one path for the GUI and the
+// command line): kept while another strategy runs, validated before anything changes, never touching the film.
+TEST(Session, MegakernelKnobsRoundTripAndAreValidatedWithoutTouchingTheFilm) {
   Session s(small_cpu_session());
   EXPECT_EQ(s.megakernel(), nullptr) << "a CPU strategy is not the megakernel";
   s.advance();
   const uint64_t before = film_samples(s);
-  const MegakernelSettings m = unusual_megakernel_settings();
-  s.set_megakernel_settings(m);
-  expect_same(s.options().megakernel, m);
+  const ParamValues m = knobs_of(unusual_megakernel_settings());
+  for (const auto& [name, text] : m) s.set_knob(name, text);
+  EXPECT_EQ(s.options().knobs, m);
   EXPECT_EQ(film_samples(s), before);
   EXPECT_EQ(s.last().total_paths, before);
 
-  MegakernelSettings bad = m;
-  bad.segment_size = 100;
   try {
-    s.set_megakernel_settings(bad);
+    s.set_knob("segment-size", "100");
     ADD_FAILURE() << "segment size 100 was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--segment-size") << e.what();
   }
-  bad = m;
-  bad.controllers = 65;
-  EXPECT_THROW(s.set_megakernel_settings(bad), InputError);
-  bad = m;
-  bad.buffer_multiplier = 0.f;
-  EXPECT_THROW(s.set_megakernel_settings(bad), InputError);
-  expect_same(s.options().megakernel, m);  // unchanged by the failures
+  EXPECT_THROW(s.set_knob("controllers", "65"), InputError);
+  EXPECT_THROW(s.set_knob("buffer-multiplier", "0"), InputError);
+  EXPECT_THROW(s.set_knob("no-such-knob", "1"), InputError);
+  EXPECT_EQ(s.options().knobs, m);  // unchanged by the failures
   EXPECT_EQ(film_samples(s), before);
 }
 
 TEST(Session, BadMegakernelOptionsAreRefusedAtConstruction) {
   SessionOptions o = small_cpu_session();
-  o.megakernel.segment_size = 48;
+  o.knobs["segment-size"] = "48";
   EXPECT_THROW(Session s(o), InputError);
 }
 
 // ---- GPU ----
 
-TEST(SessionGpu, MegakernelSettingsReachTheStrategyAndItsStatsTheSession) {
+TEST(SessionGpu, MegakernelKnobsReachTheStrategyAndItsStatsTheSession) {
   MV_REQUIRE_GPU();
   SessionOptions o = small_cpu_session();
   o.force_cpu = false;
   o.strategy = "uniform";
-  o.megakernel = unusual_megakernel_settings();
+  MegakernelSettings m = unusual_megakernel_settings();
+  o.knobs = knobs_of(m);
   Session s(o);
   EXPECT_EQ(s.megakernel(), nullptr);
   s.set_strategy("megakernel");
   ASSERT_NE(s.megakernel(), nullptr);
-  expect_same(s.megakernel()->settings(), o.megakernel);
+  expect_same(s.megakernel()->settings(), m);
   EXPECT_EQ(s.megakernel()->stats().slices, 0u);
-  MegakernelSettings m = o.megakernel;
   m.controller = true;
   m.segment_size = 32;
-  s.set_megakernel_settings(m);
+  s.set_knob("controller", "on");
+  s.set_knob("segment-size", "32");
   expect_same(s.megakernel()->settings(), m);
   const FrameStats fs = s.advance();
   EXPECT_GT(fs.step.tasks, 0u);
@@ -267,9 +266,9 @@ TEST(SessionGpu, SwitchingToTheMegakernelMidRenderAndBackKeepsTheFilmAndEndsAtTh
   switch_to("megakernel");
   step();
   step();
-  MegakernelSettings m = s.options().megakernel;
-  m.segment_size = 64;  // rebuilds the queue from the film at the next step
-  s.set_megakernel_settings(m);
+  s.set_knob("segment-size", "64");  // rebuilds the queue from the film at the next step
+  const MegakernelSettings m = s.megakernel()->settings();
+  EXPECT_EQ(m.segment_size, 64u);
   EXPECT_EQ(film_samples(s), expected);
   step();
   EXPECT_EQ(s.megakernel()->stats().slices, 1u) << "a new segment size rebuilds the queue";

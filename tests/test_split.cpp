@@ -317,8 +317,7 @@ TEST(SplitGpu, EachSidesMegakernelIsListedAndCaptured) {
   SessionOptions lo = small_room(dir, PriorityFunction::None);
   lo.force_cpu = false;
   lo.strategy = "megakernel";
-  lo.megakernel.segment_size = 32;
-  lo.megakernel.record_order = true;
+  lo.knobs = {{"segment-size", "32"}, {"record-order", "on"}};
   Session left(lo);
   SessionOptions ro = lo;  // what make_right_session does: the left's options, its own priority
   ro.task.priority = PriorityFunction::Variance;
@@ -339,8 +338,8 @@ TEST(SplitGpu, EachSidesMegakernelIsListedAndCaptured) {
   for (const char* side : {"left", "right"}) {
     const nlohmann::json& s = j.at("split").at(side);
     ASSERT_TRUE(s.contains("megakernel")) << side << ": " << s.dump(2);
-    EXPECT_EQ(s.at("megakernel").at("settings").at("segment_size"), 32) << side;
-    EXPECT_EQ(s.at("megakernel").at("settings").at("record_order"), true) << side;
+    EXPECT_EQ(s.at("knobs").at("segment_size"), 32) << side;
+    EXPECT_EQ(s.at("knobs").at("record_order"), true) << side;
     EXPECT_GE(s.at("megakernel").at("stats").at("slices").get<int>(), 1) << side;
     EXPECT_EQ(s.at("megakernel").at("stats").at("empty_executions"), 0) << side;
   }

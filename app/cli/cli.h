@@ -44,8 +44,9 @@ void run_reference(const ReferenceCommand& c);
 /// P-time and P-samples .png/.pdf with tools/figures.py.
 struct MseCurveCommand {
   SessionOptions session;            ///< strategy unused; task.priority: the default of non-uniform entries
-  /// Entries "strategy[:priority]"; the megakernel may carry setting overrides in brackets, e.g.
-  /// "megakernel[queue=kerbl;controllers=4]:variance" (names as the viewer's --smoke-at steps take them).
+  /// Entries "strategy[:priority]"; a strategy with knobs may carry overrides in brackets, e.g.
+  /// "megakernel[queue=kerbl;controllers=4]:variance" or "cuda-global-queue[work-unit=4]" (names as the
+  /// viewer's --smoke-at steps take them).
   std::vector<std::string> compare;
   double duration_ms = 2000.0;       ///< busy time per series
   /// > 0: the quality goal is the MSE that `uniform` (the first uniform series) has when its mean spp
@@ -158,7 +159,7 @@ struct StrandBenchCommand {
   /// --permute-seed, --prefetch, --task-quantum, …), applied after --grid.
   ParamValues knobs;
   bool record_finish_order = false;     ///< StrandRunSettings::record_finish_order (what the viewer's replay costs)
-  ParamValues task_knobs;               ///< StrandRunSettings::task_knobs: the megakernel's settings as given
+  ParamValues task_knobs;               ///< StrandRunSettings::task_knobs: the patch strategies' knobs as given
   bool force_cpu = false;               ///< --cpu: as if there were no GPU
   bool sweep = false;
   uint32_t sweep_max_threads = 65536;   ///< n·b bound of the sweep (the paper's largest grid), [4096, 2^26]

@@ -9,7 +9,6 @@
 #include <set>
 
 #include "app/cli/cli.h"
-#include "app/session/megakernel_report.h"
 #include "app/session/image_io.h"
 #include "app/cli/cli_validate.h"
 #include "app/session/output_file.h"
@@ -24,7 +23,7 @@ namespace {
 struct SeriesSpec {
   std::string label, strategy;
   PriorityFunction priority;
-  std::vector<std::pair<std::string, std::string>> megakernel;  ///< setting overrides, name → value
+  ParamValues knobs;  ///< the strategy's knob overrides, name → value
 };
 
 /// The most records a series keeps (--duration-ms / --interval-ms), and the bytes one costs (the record
@@ -49,27 +48,28 @@ SeriesSpec parse_entry(const std::string& entry, PriorityFunction fallback) {
       throw InputError("", "--compare", "\"" + entry + "\": settings go in brackets, e.g. megakernel[queue=kerbl]:variance");
     overrides = s.strategy.substr(open + 1, s.strategy.size() - open - 2);
     s.strategy = s.strategy.substr(0, open);
-    if (s.strategy != "megakernel")
-      throw InputError("", "--compare", "\"" + entry + "\": only the megakernel takes settings in brackets");
-    MegakernelSettings check;
-    size_t at = 0;
-    while (at <= overrides.size()) {
-      const size_t end = std::min(overrides.find(';', at), overrides.size());
-      const std::string item = overrides.substr(at, end - at);
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos || !is_megakernel_setting_name(item.substr(0, eq)))
-        throw InputError("", "--compare", "\"" + entry + "\": \"" + item + "\" is not name=value of a megakernel setting");
-      s.megakernel.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-      set_megakernel_setting(check, s.megakernel.back().first, s.megakernel.back().second);
-      at = end + 1;
-    }
-    check.validate();
   }
   const std::vector<std::string> names = patch_strategies().names();
   if (std::find(names.begin(), names.end(), s.strategy) == names.end())
     throw InputError("", "--compare",
                      fmt::format("\"{}\": the strategy must be one of {}, got \"{}\"", entry, cli::list_text(names),
                                  s.strategy));
+  if (!overrides.empty()) {  // name=value;… of this strategy's knobs (base/params.h), checked now
+    const auto strategy = patch_strategies().find(s.strategy).make();  // constructing one touches no CUDA
+    const Params* knobs = strategy->params();
+    size_t at = 0;
+    while (at <= overrides.size()) {
+      const size_t end = std::min(overrides.find(';', at), overrides.size());
+      const std::string item = overrides.substr(at, end - at);
+      const size_t eq = item.find('=');
+      const size_t i = knobs && eq != std::string::npos ? knobs->find(item.substr(0, eq)) : 0;
+      if (!knobs || eq == std::string::npos || i >= knobs->specs().size())
+        throw InputError("", "--compare", "\"" + entry + "\": \"" + item + "\" is not name=value of a knob of " + s.strategy);
+      parse_param(knobs->specs()[i], item.substr(eq + 1));  // one line naming the knob and its range
+      s.knobs[item.substr(0, eq)] = item.substr(eq + 1);
+      at = end + 1;
+    }
+  }
   if (colon != std::string::npos) {
     const std::string p = entry.substr(colon + 1);
     try {
@@ -93,7 +93,7 @@ std::unique_ptr<Session> make_session(const MseCurveCommand& c, const SeriesSpec
   SessionOptions o = c.session;
   o.strategy = spec.strategy;
   o.task.priority = spec.priority;
-  for (const auto& [name, value] : spec.megakernel) set_megakernel_setting(o.megakernel, name, value);
+  for (const auto& [name, value] : spec.knobs) o.knobs[name] = value;
   o.paths_per_frame = 0;
   o.frame_budget_ms = c.interval_ms / 4.0;
   auto s = std::make_unique<Session>(o);

@@ -19,7 +19,6 @@
 #include "app/cli/cli_stencil_bench.h"
 #include "app/cli/cli_strands.h"
 #include "app/cli/cli_validate.h"
-#include "app/session/megakernel_report.h"
 #include "app/session/lattice_run.h"
 #include "app/session/strand_workloads.h"
 #include "app/gui/gui.h"
@@ -82,16 +81,11 @@ CLI::Validator number_check(const std::string& what, Ok ok) {
   return cli::checked<T>(what, ok);
 }
 
-/// The megakernel's settings (Kerbl 2012 §3–§5; sched/megakernel/megakernel_settings.h). They apply whenever the
-/// megakernel runs (--strategy megakernel, the GPU default, or an entry of --strategies / --compare).
-/// Every strategy knob as an option, generated from the tables (base/params.h): the megakernel's into
-/// c.session.megakernel, the other path tracer strategies' and (with `strands`) the strand strategies' into
-/// c.session.knobs, a name that both have (work-unit) once.
+/// Every strategy knob as an option, generated from the tables (base/params.h) into c.session.knobs: the
+/// path tracer strategies' (the megakernel's, Kerbl 2012 §3–§5, apply whenever it runs: --strategy
+/// megakernel, the GPU default, or an entry of --strategies / --compare) and, with `strands`, the strand
+/// strategies'; a name that both have (work-unit) once.
 void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
-  add_param_options(app, megakernel_params().specs(), "megakernel",
-                    [&c](const std::string& name, const std::string& text) {
-                      set_megakernel_setting(c.session.megakernel, name, text);
-                    });
   std::vector<ParamSpec> specs = patch_strategy_knobs();
   if (strands)
     for (const ParamSpec& s : strand_params().specs())
@@ -608,8 +602,7 @@ int run(int argc, char** argv) {
       strand_bench.csv = bench.csv;
       strand_bench.force_cpu = bench_c.session.force_cpu;
       strand_bench.knobs = bench_c.session.knobs;
-      MegakernelSettings m = bench_c.session.megakernel;  // --queue etc. reach the megakernel on strands too
-      strand_bench.task_knobs = BoundParams<MegakernelSettings>(megakernel_params(), m).values();
+      strand_bench.task_knobs = bench_c.session.knobs;  // --queue etc. reach the megakernel on strands too
       run_strand_bench(strand_bench);
       return 0;
     }

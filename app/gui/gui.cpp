@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "app/session/megakernel_report.h"
 #include "app/session/lattice_run.h"
 #include "app/session/strand_workloads.h"
 #include "render/gpu.h"

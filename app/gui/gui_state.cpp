@@ -2,9 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <memory>
 #include <new>
-#include <optional>
 
 namespace mv::gui {
 
@@ -25,30 +23,6 @@ void GuiState::queue_on(Target target, std::string action, std::function<void(Se
 
 void GuiState::queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run) {
   commands.push_back({std::move(action), std::move(run), std::move(check), true, true, Target::Both});
-}
-
-void GuiState::queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change) {
-  if (target != Target::Both) {
-    queue_on(target, std::move(action), [change = std::move(change)](Session& session) {
-      MegakernelSettings m = session.options().megakernel;
-      change(m);
-      session.set_megakernel_settings(m);
-    });
-    return;
-  }
-  // Viewer::apply_commands runs a Both command on the left session first, then on the right one: the
-  // first call edits the left's settings, the second hands the right the very same settings.
-  auto left_result = std::make_shared<std::optional<MegakernelSettings>>();
-  queue_on(Target::Both, std::move(action), [change = std::move(change), left_result](Session& session) {
-    if (*left_result) {
-      session.set_megakernel_settings(**left_result);
-      return;
-    }
-    MegakernelSettings m = session.options().megakernel;
-    change(m);
-    session.set_megakernel_settings(m);
-    *left_result = m;
-  });
 }
 
 void GuiState::report(const std::string& action, const std::exception& e) {

@@ -28,7 +28,7 @@ namespace mv::gui {
 /// priority (app/session/split.h): every other setting, the scheduling ones included, goes to both.
 enum class Target {
   Both,   ///< scene, resolution, camera, seed, reset, target spp, paths per pixel/frame, frame budget;
-          ///< the Scheduling panel's wave size, block size and megakernel settings
+          ///< the Scheduling panel's wave size, block size and strategy knobs
   Left,   ///< the Scheduling panel's strategy and priority
   Right,  ///< the Split view section: the right session's strategy and priority
 };
@@ -232,17 +232,6 @@ struct GuiState {
   void queue_on(Target target, std::string action, std::function<void(Session&)> run);
   /// Queues a change that rebuilds the film (scene, resolution), with an optional side-effect-free check.
   void queue_rebuild(std::string action, std::function<void()> check, std::function<void(Session&)> run);
-  /// Queues a change of the megakernel's settings, for both sides of the split view (the Scheduling
-  /// panel's and the scripted path): `change` edits a copy of the left session's settings, which
-  /// Session::set_megakernel_settings validates and applies (the film is kept); the right session then
-  /// gets exactly the settings the left one ended with, so both sides always run the same settings.
-  /// An invalid change fails on the left and is applied to neither side.
-  void queue_megakernel(std::string action, std::function<void(MegakernelSettings&)> change) {
-    queue_megakernel(Target::Both, std::move(action), std::move(change));
-  }
-  /// The same for `target`: Target::Both as above, Target::Left or Target::Right that side alone
-  /// (`change` edits that side's own settings).
-  void queue_megakernel(Target target, std::string action, std::function<void(MegakernelSettings&)> change);
   /// Shows `e` in the error window as "<action>: <message>" and logs it.
   void report(const std::string& action, const std::exception& e);
   /// Re-reads what follows the session after its film was reset: edit fields, MSE history, smoothing

@@ -18,9 +18,10 @@ void tonemap_section(GuiState& state, const Display& display);
 /// side only; `label` is the combo's label (unique in its ID scope).
 void strategy_combo(const Session& session, GuiState& state, Target target, const char* label);
 void priority_combo(const Session& session, GuiState& state, Target target, const char* label);
-/// The megakernel's settings `m` as a tree node titled `title`; every change is queued for `target`
-/// (GuiState::queue_megakernel; the Scheduling section passes Target::Both).
-void megakernel_settings(const MegakernelSettings& m, GuiState& state, Target target, const char* title);
+/// The knobs of `session`'s strategy (base/params.h) as a tree node titled `title`, nothing when it has
+/// none; every change is queued for `target` through Session::set_knob (the Scheduling section passes
+/// Target::Both).
+void strategy_knobs(const Session& session, GuiState& state, Target target, const std::string& title);
 
 // panels_split.cpp
 /// The Split view section: on/off, the right side's strategy and priority (its other

@@ -180,19 +180,19 @@ void priority_combo(const Session& s, GuiState& st, Target target, const char* l
   }
 }
 
-/// The megakernel's settings, drawn from its knob table (megakernel_params(), sched/megakernel/megakernel_settings.h),
-/// live while a side runs it: every change is queued (GuiState::queue_megakernel) and read by the next
-/// slice; a new queue design, segment size or blocks per SM rebuilds its queue from the film, which is
-/// kept. Tooltips give each knob's doc, source section and range.
-void megakernel_settings(const MegakernelSettings& m, GuiState& st, Target target, const char* title) {
-  const std::string node = std::string(title) + "###megakernel-settings";  // the ID stays when the title changes
+/// The knobs of `session`'s strategy (its ParamTable, base/params.h: the megakernel's, Kerbl 2012 §3–§5;
+/// cuda-global-queue's work unit) as a tree node, live: every change is queued for `target` through
+/// Session::set_knob and read by the next step; the film is kept (a new queue design, segment size or
+/// blocks per SM rebuilds the megakernel's queue from it). Tooltips give each knob's doc, source section
+/// and range. Nothing when the strategy has no knobs.
+void strategy_knobs(const Session& session, GuiState& st, Target target, const std::string& title) {
+  const Params* knobs = session.strategy_params();
+  if (!knobs) return;
+  const std::string node = title + "###knobs-" + session.strategy().name;  // the ID stays when the title changes
   if (!ImGui::TreeNodeEx(node.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
-  MegakernelSettings shown = m;
-  param_widgets(BoundParams<MegakernelSettings>(megakernel_params(), shown),
-                [&st, target](const std::string& name, const std::string& text) {
-                  st.queue_megakernel(target, "Set " + name + " " + text,
-                                      [name, text](MegakernelSettings& x) { set_megakernel_setting(x, name, text); });
-                });
+  param_widgets(*knobs, [&st, target](const std::string& name, const std::string& text) {
+    st.queue_on(target, "Set " + name + " " + text, [name, text](Session& s) { s.set_knob(name, text); });
+  });
   ImGui::TreePop();
 }
 
@@ -200,7 +200,7 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
   if (!ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const char* const both_tip =
       "Split view: the right side's strategy and priority are in the Split view section; wave size,\n"
-      "block size and the megakernel's settings apply to both sides, so the two differ only in strategy\n"
+      "block size and the strategies' settings apply to both sides, so the two differ only in strategy\n"
       "and priority (a fair comparison).";
   if (right) {
     ImGui::TextDisabled("split view: strategy and priority of the left side");
@@ -229,21 +229,12 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
   }
   help_marker("GPU threads per block of the task kernels (the megakernel's blocks, controllers included: Kerbl 6.1): "
               "a multiple of 32 in 32..1024.");
-  // Any other strategy's knobs, generated from its table (base/params.h): both sides hold the same knobs.
-  if (const Params* knobs = s.strategy_params(); knobs && !s.megakernel()) {
-    const std::string node = s.strategy().name + " knobs###strategy-knobs";
-    if (ImGui::TreeNodeEx(node.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
-      param_widgets(*knobs, [&st](const std::string& name, const std::string& text) {
-        st.queue_on(Target::Both, "Set " + name + " " + text,
-                    [name, text](Session& session) { session.set_knob(name, text); });
-      });
-      ImGui::TreePop();
-    }
-  }
-  // Shown while either side runs the megakernel; both sides hold the same settings (GuiState::queue_megakernel).
-  if (s.megakernel() || (right && right->megakernel()))
-    megakernel_settings(s.options().megakernel, st, Target::Both,
-                        right ? "megakernel (Kerbl 2012), both sides" : "megakernel (Kerbl 2012)");
+  // The strategies' knobs, generated from their tables: both sides hold the same knobs (Session::set_knob
+  // keeps a knob for a strategy that runs later), so the two sides differ only in strategy and priority.
+  const char* const both = right ? ", both sides" : "";
+  strategy_knobs(s, st, Target::Both, s.strategy().name + " settings" + both);
+  if (right && right->strategy().name != s.strategy().name)
+    strategy_knobs(*right, st, Target::Both, right->strategy().name + " settings" + both);
 }
 
 void tonemap_section(GuiState& st, const Display& display) {

@@ -52,7 +52,7 @@ void split_section(const Session& left, const Session* right, GuiState& st) {
   ImGui::PopID();
   ImGui::TextDisabled("wave, block size, megakernel: both sides (Scheduling)");
   tip("For a fair comparison the two sides differ only in strategy and priority: the Scheduling\n"
-      "section's wave size, block size and megakernel settings apply to both.");
+      "section's wave size, block size and strategy settings apply to both.");
   ImGui::SliderFloat("divider", &sp.divider, 0.f, 1.f, "%.3f", ImGuiSliderFlags_AlwaysClamp);
   tip("Fraction of the film's width shown from the left session; or drag the amber line in the image.");
   ImGui::TextDisabled("equal paths: the right side follows the left's budget");

@@ -6,7 +6,6 @@
 
 #include "app/gui/gui.h"
 #include "app/session/lattice_run.h"
-#include "app/session/megakernel_report.h"
 #include "app/session/session.h"
 #include "base/errors.h"
 #include "sched/strand_strategy.h"
@@ -41,7 +40,7 @@ const std::vector<SmokeRule>& smoke_rules() {
 }
 
 bool is_smoke_knob(const std::string& action) {
-  return is_megakernel_setting_name(action) || strand_params_have(action) ||
+  return find_param(patch_strategy_knobs(), action) || strand_params_have(action) ||
          find_param(patch_strategy_knobs(), action) != nullptr || lattice_knob_exists(action);
 }
 

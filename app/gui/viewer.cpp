@@ -20,7 +20,6 @@
 #include "app/session/capture.h"
 #include "app/session/image_io.h"
 #include "app/session/output_file.h"
-#include "app/session/megakernel_report.h"
 #include "app/session/split.h"
 #include "app/session/strand_view.h"
 #include "base/errors.h"
@@ -238,10 +237,10 @@ void Viewer::frame() {
                    right_->strategy().name, priority_name(right_->options().task.priority),
                    right_->last().total_paths == right_paths_before ? "kept" : "reset", right_paths_before,
                    right_->last().total_paths);
-      // The settings both sides share (app/session/split.h), as each side holds them now.
-      const std::string l = megakernel_settings_json(session_->options().megakernel).dump();
-      const std::string r = megakernel_settings_json(right_->options().megakernel).dump();
-      spdlog::info("smoke: frame {}: megakernel settings {}", frame_index_,
+      // The knobs both sides share (app/session/split.h), as each side holds them now.
+      const std::string l = nlohmann::json(session_->options().knobs).dump();
+      const std::string r = nlohmann::json(right_->options().knobs).dump();
+      spdlog::info("smoke: frame {}: knobs {}", frame_index_,
                    l == r ? "the same on both sides: " + l : "differ: left " + l + ", right " + r);
     }
   }
@@ -464,17 +463,11 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     }
     return false;
   }
-  if (!is_megakernel_setting_name(a.action)) {  // a lattice knob while no lattice workload runs
-    state_.report("Set " + a.action + " " + a.value,
-                  InputError("", a.action, "is a setting of a lattice workload (" + lattice_workload_names() +
-                                               "): switch to it first (workload=NAME)"));
-    return false;
-  }
-  // A megakernel knob: both sides, as the panel's widgets.
-  const std::string name = a.action, value = a.value;
-  state_.queue_megakernel("Set megakernel " + name + "=" + value,
-                          [name, value](MegakernelSettings& m) { set_megakernel_setting(m, name, value); });
-  return true;
+  // A lattice knob while no lattice workload runs.
+  state_.report("Set " + a.action + " " + a.value,
+                InputError("", a.action, "is a setting of a lattice workload (" + lattice_workload_names() +
+                                             "): switch to it first (workload=NAME)"));
+  return false;
 }
 
 PixelRect Viewer::image_area(float panel_right, float status_height) const {

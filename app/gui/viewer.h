@@ -23,7 +23,7 @@
 namespace mv::gui {
 
 /// The split view's right session: `left`'s current scene, resolution, camera, seed, target
-/// spp, sampling, schedule and megakernel settings and reference, with `strategy` and `priority`.
+/// spp, sampling, schedule, strategy knobs and reference, with `strategy` and `priority`.
 /// Throws what the Session constructor throws (InputError: an unknown strategy, a GPU strategy without
 /// a GPU, a film that does not fit in memory; CudaError).
 std::unique_ptr<Session> make_right_session(const Session& left, const std::string& strategy, PriorityFunction priority);

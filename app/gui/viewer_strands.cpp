@@ -22,7 +22,6 @@
 #include "app/session/capture.h"
 #include "app/session/image_io.h"
 #include "app/session/output_file.h"
-#include "app/session/megakernel_report.h"
 #include "app/session/split.h"
 #include "app/session/strand_view.h"
 #include "base/errors.h"

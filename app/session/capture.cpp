@@ -98,9 +98,8 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   r["paths_per_frame"] = o.paths_per_frame;  // 0: automatic, about frame_budget_ms of work
   r["frame_budget_ms"] = o.frame_budget_ms;
   if (const Params* p = s.strategy_params()) r["knobs"] = params_json(*p);  // the strategy's knobs, generated
-  if (const MegakernelControl* m = s.megakernel())  // the scheduler's settings and statistics (Kerbl 2012)
-    r["megakernel"] = {{"settings", megakernel_settings_json(m->settings())},
-                       {"stats", megakernel_stats_json(m->stats(), gpu_info().clock_khz)}};
+  if (const MegakernelControl* m = s.megakernel())  // the scheduler's statistics (Kerbl 2012); its settings are the knobs
+    r["megakernel"] = {{"stats", megakernel_stats_json(m->stats(), gpu_info().clock_khz)}};
   r["spp"] = {{"mean", mean_spp}, {"min", *lo}, {"max", *hi}};
   r["patches"] = {{"finished", finished}, {"total", patch_spp.size()}};
   r["total_paths"] = last.total_paths;

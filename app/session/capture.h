@@ -4,8 +4,8 @@
 // the displayed image (.png, tone-mapped exactly as shown, heat overlay included if on), the linear film
 // as EXR (per-pixel mean radiance, float32), the heat map of samples per patch (-heat.png), and a JSON
 // sidecar (.json) with the scene, strategy, priority, spp statistics, elapsed ms, MSE, GPU name, all
-// settings and the seed; with the megakernel active also its settings and statistics ("megakernel":
-// {"settings", "stats"}, app/session/megakernel_report.h). A stem is claimed atomically (O_CREAT|O_EXCL on the sidecar), so two captures,
+// settings, the strategy's knobs ("knobs", generated from its table, base/params.h) and the seed; with the
+// megakernel active also its statistics ("megakernel": {"stats"}, app/session/megakernel_report.h). A stem is claimed atomically (O_CREAT|O_EXCL on the sidecar), so two captures,
 // even from two processes, never share a number.
 #pragma once
 

@@ -29,11 +29,6 @@ double delta(uint64_t now, uint64_t before, bool restarted) {
 
 }  // namespace
 
-nlohmann::json megakernel_settings_json(const MegakernelSettings& m) {
-  MegakernelSettings copy = m;
-  return params_json(BoundParams<MegakernelSettings>(megakernel_params(), copy));
-}
-
 nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
   nlohmann::json j = {{"grid_blocks", s.grid_blocks},
                       {"controllers", s.controllers},
@@ -69,16 +64,6 @@ nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
     j["sort_us_max"] = per_method(sort_us);
   }
   return j;
-}
-
-bool is_megakernel_setting_name(const std::string& name) {
-  return find_param(megakernel_params().specs(), name) != nullptr;
-}
-
-void set_megakernel_setting(MegakernelSettings& m, const std::string& name, const std::string& value) {
-  BoundParams<MegakernelSettings> params(megakernel_params(), m);
-  if (!params.has(name)) throw InputError("", name, "not a megakernel setting");
-  params.apply({{name, value}});
 }
 
 void MegakernelRateTracker::add(const MegakernelStats& s, double busy_ms, int clock_khz) {

@@ -1,7 +1,6 @@
 // What megaview shows and records about the priority megakernel (Kerbl 2012 §3–§6;
-// sched/megakernel/megakernel_settings.h): its settings and statistics as JSON (capture sidecars), named settings
-// for scripted changes (`--smoke-at FRAME:segment-size=64`), per-second rates of its cumulative
-// counters between frames, and the lines of the viewer's Megakernel panel (one column per side in split
+// sched/megakernel/megakernel_settings.h): its statistics as JSON (capture sidecars; its settings are knobs like
+// every strategy's, base/params.h), per-second rates of its cumulative counters between frames, and the lines of the viewer's Megakernel panel (one column per side in split
 // view: megakernel_stat_lines gives every side the same rows).
 #pragma once
 
@@ -14,23 +13,11 @@
 
 namespace mv {
 
-/// Every field of `m` under its C++ name (segment_size, controller, controllers, ...).
-nlohmann::json megakernel_settings_json(const MegakernelSettings& m);
-
 /// Every field of `s` under its C++ name; sort_passes and sort_cycles_max as objects keyed by sort
 /// method ("unsorted-unsorted", "one-sorted", "sorted-sorted"); order_score null when not recorded.
 /// With `clock_khz` > 0 (the GPU's peak SM clock) also "clock_khz", "wait_ms" (worker wait, summed over
 /// warps) and "sort_us_max" (the longest sort per method, §5.3.2) converted from cycles.
 nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz);
-
-/// The settings a script may change by name: the command line's spelling without the dashes.
-/// Numbers: segment-size, controllers, static-task-cycles, constant-segment-cycles, buffer-multiplier,
-/// blocks-per-sm; switches (on/off): controller, time-management, collect-metadata, wave-aware-buffer,
-/// record-order.
-bool is_megakernel_setting_name(const std::string& name);
-/// Sets the named setting of `m` from `value`. Throws InputError naming the setting for an unknown name
-/// or a value that is not a number / not on|off; ranges are checked by MegakernelSettings::validate().
-void set_megakernel_setting(MegakernelSettings& m, const std::string& name, const std::string& value);
 
 /// Rates of the megakernel's cumulative counters, per second of busy (kernel) time, over the last
 /// window of slices.

@@ -21,11 +21,14 @@ std::unique_ptr<PatchStrategy> make_strategy(const std::string& name, bool gpu) 
 }  // namespace
 
 Session::Session(const SessionOptions& options) : options_(options) {
-  options_.megakernel.validate();
+  // One-line errors before anything is built. Names that no patch strategy has are other runs' knobs
+  // (the viewer's strand mode reads the same map) and pass.
+  for (const auto& [name, text] : options_.knobs)
+    if (const ParamSpec* spec = find_param(patch_strategy_knobs(), name)) parse_param(*spec, text);
   use_gpu_ = !options_.force_cpu && gpu_available();
   if (options_.strategy.empty()) options_.strategy = use_gpu_ ? "megakernel" : "cpu-parallel";
   strategy_ = make_strategy(options_.strategy, use_gpu_);
-  apply_megakernel_settings();
+  apply_knobs();
   Scene scene = load_scene_file_(options_.scene);
   rebuild_workload(std::move(scene));
   if (!options_.reference.empty()) load_reference(options_.reference);
@@ -134,16 +137,13 @@ void Session::set_strategy(const std::string& name) {
   strategy_ = std::move(next);
   strategy_->invalidate();
   options_.strategy = name;
-  apply_megakernel_settings();
+  apply_knobs();
 }
 
-MegakernelControl* Session::megakernel_control() const { return dynamic_cast<MegakernelControl*>(strategy_.get()); }
+const MegakernelControl* Session::megakernel() const { return dynamic_cast<const MegakernelControl*>(strategy_.get()); }
 
-const MegakernelControl* Session::megakernel() const { return megakernel_control(); }
-
-void Session::apply_megakernel_settings() {
-  if (MegakernelControl* m = megakernel_control()) m->settings() = options_.megakernel;
-  else if (Params* p = strategy_->params()) p->apply(options_.knobs);
+void Session::apply_knobs() {
+  if (Params* p = strategy_->params()) p->apply(options_.knobs);
 }
 
 void Session::set_knob(const std::string& name, const std::string& text) {
@@ -151,13 +151,7 @@ void Session::set_knob(const std::string& name, const std::string& text) {
   if (!spec) throw InputError("", "--" + name, "is not a knob of the path tracer's strategies");
   parse_param(*spec, text);  // InputError naming the knob and its range
   options_.knobs[name] = text;
-  apply_megakernel_settings();
-}
-
-void Session::set_megakernel_settings(const MegakernelSettings& settings) {
-  settings.validate();
-  options_.megakernel = settings;
-  apply_megakernel_settings();
+  apply_knobs();
 }
 
 void Session::set_priority(PriorityFunction f) {

@@ -25,7 +25,8 @@ namespace mv {
 using PatchStrategy = Strategy<PatchWorkload>;
 /// All strategies that run the path tracer's patch tasks (app/session/strategies.cu).
 const StrategyRegistry<PatchWorkload>& patch_strategies();
-/// The knobs of every patch strategy but the megakernel (whose table is megakernel_params()), each name once.
+/// The knobs of every patch strategy (base/params.h: the megakernel's, cuda-global-queue's work-unit, …), in
+/// registry order, each name once: the CLI options, the GUI's knob widgets and Session::set_knob read this.
 const std::vector<ParamSpec>& patch_strategy_knobs();
 
 struct SessionOptions {
@@ -34,10 +35,9 @@ struct SessionOptions {
   std::string strategy;        ///< empty: "megakernel" on a GPU, "cpu-parallel" without one
   PatchTaskParams task{};      ///< target_spp 0 means: the scene's target (the default is PatchTaskParams')
   ScheduleSettings schedule{};
-  /// The megakernel's settings (Kerbl 2012 §3–§5), handed to it whenever it is the active strategy.
-  MegakernelSettings megakernel{};
-  /// The other strategies' knobs by name (base/params.h, e.g. cuda-global-queue's work-unit), applied to
-  /// whichever strategy has them, now or after a later set_strategy.
+  /// The strategies' knobs by name (base/params.h: the megakernel's queue, segment-size, …, Kerbl 2012
+  /// §3–§5; cuda-global-queue's work-unit), applied to whichever strategy has them, now or after a later
+  /// set_strategy. Checked against patch_strategy_knobs() when the session starts.
   ParamValues knobs;
   /// Paths per frame (GUI) or per step (headless); 0 = auto: about `frame_budget_ms` of work.
   uint64_t paths_per_frame = 0;
@@ -84,14 +84,10 @@ class Session {
   ScheduleSettings& schedule() { return options_.schedule; }
   void set_paths_per_frame(uint64_t paths) { options_.paths_per_frame = paths; }
   void set_frame_budget_ms(double ms) { options_.frame_budget_ms = ms; }
-  /// Replaces the megakernel's settings: validated first (InputError naming the field; nothing changes on
-  /// failure), kept in options().megakernel and handed to the megakernel whenever it is the active
-  /// strategy, now or after a later set_strategy. Keeps the film: a new segment size or blocks per SM
-  /// rebuilds the megakernel's queue from the film at its next step.
-  void set_megakernel_settings(const MegakernelSettings& settings);
   /// Sets knob `name` of the strategies (options().knobs) from its text and hands it to the active strategy
-  /// if it has that knob. Throws InputError("", "--name", …) for an unknown knob or a value out of its range;
-  /// nothing changes then. Keeps the film.
+  /// if it has that knob, now or after a later set_strategy. Throws InputError("", "--name", …) for an
+  /// unknown knob or a value out of its range; nothing changes then. Keeps the film: a new queue design,
+  /// segment size or blocks per SM rebuilds the megakernel's queue from the film at its next step.
   void set_knob(const std::string& name, const std::string& text);
 
   // ---- running ----
@@ -129,7 +125,8 @@ class Session {
   const StrategyInfo& strategy() const { return strategy_->info(); }
   /// The active strategy's knobs (base/params.h), read-only for reports; null when it has none.
   const Params* strategy_params() const { return strategy_->params(); }
-  /// The active strategy's megakernel settings and statistics; null when another strategy is active.
+  /// The active strategy's megakernel statistics (and its settings, as its knobs hold them); null when
+  /// another strategy is active.
   const MegakernelControl* megakernel() const;
   Side side() const { return strategy_->info().side; }
   bool gpu_in_use() const { return use_gpu_; }
@@ -152,10 +149,8 @@ class Session {
   /// Forgets the schedule and the progress counters (after the film was cleared or replaced).
   void clear_progress();
   uint64_t frame_budget_paths() const;
-  /// The held strategy as the megakernel (dynamic_cast), or null.
-  MegakernelControl* megakernel_control() const;
-  /// Hands options_.megakernel to the held strategy if it is the megakernel, and options_.knobs to its knobs.
-  void apply_megakernel_settings();
+  /// Hands options_.knobs to the held strategy's knobs (those it has).
+  void apply_knobs();
   SessionOptions options_;
   bool use_gpu_ = false;
   std::unique_ptr<PatchWorkload> workload_;

@@ -32,14 +32,11 @@ const StrategyRegistry<PatchWorkload>& patch_strategies() {
 const std::vector<ParamSpec>& patch_strategy_knobs() {
   static const std::vector<ParamSpec> knobs = [] {
     std::vector<ParamSpec> v;
-    const auto known = [&v](const std::string& name) {
-      return find_param(v, name) || find_param(megakernel_params().specs(), name);
-    };
     for (const auto& entry : patch_strategies().entries()) {
       auto s = entry.make();  // constructing a strategy touches no CUDA
       if (const Params* p = s->params())
         for (const ParamSpec& spec : p->specs())
-          if (!known(spec.name)) v.push_back(spec);
+          if (!find_param(v, spec.name)) v.push_back(spec);
     }
     return v;
   }();
