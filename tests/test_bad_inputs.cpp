@@ -442,6 +442,10 @@ TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
       {kRender + " --seed 1 --seed 2", {"--seed: given 2 times; give it once"}, mismatch},
       {kCurve + " --compare abc", {"--compare", "the strategy must be one of", "got \"abc\""}, 1, {"strategy: unknown"}},
       {kCurve + " --compare cpu-parallel:abc", {"--compare", "the priority must be one of", "got \"abc\""}, 1},
+      // Knobs in brackets are the named strategy's own (its table, base/params.h), checked before any work.
+      {kCurve + " --compare 'uniform[queue=kerbl]'", {"--compare", "\"queue=kerbl\" is not name=value of a knob of uniform"}, 1},
+      {kCurve + " --compare 'megakernel[segment-size=100]'", {"--segment-size: must be an integer in [32, 512], a power of two, got \"100\""}, 1},
+      {kCurve + " --compare 'cuda-global-queue[queue=kerbl]'", {"is not name=value of a knob of cuda-global-queue"}, 1},
       {"render --cpu --spp 1 --outt '{d}/x.png'", {"--outt: unknown option"}, static_cast<int>(CLI::ExitCodes::RequiredError), {"required"}},
   });
 }
