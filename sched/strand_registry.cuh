@@ -22,7 +22,7 @@ template <class W>
 StrandStrategyRegistry<W> make_strand_registry() {
   StrandStrategyRegistry<W> r;
   auto add = [&r](auto make) {
-    const StrandStrategyInfo info = make()->info();
+    const StrategyInfo info = make()->info();
     r.add(info, [make] { return std::unique_ptr<StrandStrategy<W>>(make()); });
   };
   using O = StrandOrder;
@@ -37,10 +37,10 @@ StrandStrategyRegistry<W> make_strand_registry() {
   add([] { return std::make_unique<CudaGlobalQueueStrands<W>>(M::Device); });          // cuda-global-queue
   add([] { return std::make_unique<CudaGlobalQueueStrands<W>>(M::Managed); });         // cuda-global-queue-unified-memory
   using B = StrandTaskBudget;
-  add([] { return std::make_unique<StrandTaskStrategy<W, ExactPriorityStrategy>>(B::Unfinished, "Kerbl 2012 §6.2 (exact priority queue, CPU model)"); });
-  add([] { return std::make_unique<StrandTaskStrategy<W, UniformStrategy>>(B::Unbounded, "Kerbl 2012 §6.3 (uniform baseline)"); });
-  add([] { return std::make_unique<StrandTaskStrategy<W, SortedWavesStrategy>>(B::Unfinished, "Kerbl 2012 §1–2 (host-sorted waves)"); });
-  add([] { return std::make_unique<StrandTaskStrategy<W, MegakernelStrategy>>(B::Unbounded, "Kerbl 2012 §3–5 (priority megakernel)"); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, ExactPriorityStrategy>>(B::Unfinished); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, UniformStrategy>>(B::Unbounded); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, SortedWavesStrategy>>(B::Unfinished); });
+  add([] { return std::make_unique<StrandTaskStrategy<W, MegakernelStrategy>>(B::Unbounded); });
   return r;
 }
 

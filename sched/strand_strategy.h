@@ -39,6 +39,7 @@
 #include "base/work.h"
 #include "sched/registry.h"
 #include "sched/strand_grid.h"
+#include "sched/strategy_info.h"
 
 namespace mv {
 
@@ -155,26 +156,11 @@ struct StrandRun {
   StrandTimings timing;
 };
 
-struct StrandStrategyInfo {
-  std::string name;              ///< registry key (Appendix A's name)
-  std::string description;       ///< one line for --help and tables
-  std::string section;           ///< where the paper describes it, e.g. "Lehmann 2023 §3.4"
-  bool needs_gpu = false;        ///< runs CUDA kernels (refused without a usable GPU)
-  bool uses_grid = false;        ///< reads GridConfig n and b (the grid configuration)
-  /// The knobs of strand_params() this strategy reads (GUI, CLI, sidecar and tables show only these).
-  std::vector<std::string> knobs;
-  bool reads(std::string_view knob) const {
-    for (const std::string& k : knobs)
-      if (k == knob) return true;
-    return false;
-  }
-};
-
 template <class W>
 class StrandStrategy {
  public:
   virtual ~StrandStrategy() = default;
-  virtual const StrandStrategyInfo& info() const = 0;
+  virtual const StrategyInfo& info() const = 0;
   /// Runs every strand of `w` from init until it is no longer Active (or max_steps updates) and returns
   /// the per-strand results. Throws InputError for settings out of range (naming the field), CudaError
   /// for a failed CUDA call. Every strand is initialised exactly once and updated exactly as often as
@@ -182,11 +168,18 @@ class StrandStrategy {
   virtual StrandRun<W> run(const W& w, const StrandRunSettings& settings) = 0;
 };
 
-/// Name → factory of the strand strategies for one workload type (in registration order).
+/// Name → factory of the strand strategies for one workload type (in registration order). Every strategy
+/// registered here runs to completion (StrategyInfo::run_to_completion).
 template <class W>
-class StrandStrategyRegistry : public NamedRegistry<StrandStrategyInfo, StrandStrategy<W>> {
+class StrandStrategyRegistry : public NamedRegistry<StrategyInfo, StrandStrategy<W>> {
+  using Base = NamedRegistry<StrategyInfo, StrandStrategy<W>>;
+
  public:
-  StrandStrategyRegistry() : NamedRegistry<StrandStrategyInfo, StrandStrategy<W>>("strand strategy") {}
+  StrandStrategyRegistry() : Base("strand strategy") {}
+  void add(StrategyInfo info, typename Base::Factory make) {
+    info.run_to_completion = true;
+    Base::add(std::move(info), std::move(make));
+  }
 };
 
 inline std::string strand_task_text(const StrandRunSettings& s) {
@@ -205,7 +198,7 @@ inline void validate_strand_settings(const StrandRunSettings& s) {
 }
 
 /// The strand strategies' knobs (base/params.h) over StrandRunSettings. Each strategy's info lists the
-/// ones it reads (StrandStrategyInfo::knobs); the viewer's Strands panel, the CLI's options and the
+/// ones it reads (StrategyInfo::knobs); the viewer's Strands panel, the CLI's options and the
 /// capture sidecar are generated from this table and that list.
 inline const ParamTable<StrandRunSettings>& strand_params() {
   static const ParamTable<StrandRunSettings> table = [] {

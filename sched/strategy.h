@@ -24,6 +24,7 @@
 #include "base/params.h"
 #include "base/work.h"
 #include "sched/registry.h"
+#include "sched/strategy_info.h"
 
 namespace mv {
 
@@ -43,12 +44,6 @@ struct StepStats {
   double busy_ms = 0.0;    ///< time the executing side was busy (CUDA events on the GPU, wall clock on the CPU)
 };
 
-struct StrategyInfo {
-  std::string name;         ///< registry key, e.g. "sorted-waves"
-  std::string description;  ///< one line for the GUI tooltip and `--help`
-  Side side = Side::Device; ///< where its tasks execute
-};
-
 template <class W>
 class Strategy {
  public:
@@ -65,10 +60,17 @@ class Strategy {
 };
 
 /// Name → factory for one workload type; the GUI combo boxes and the CLI's --strategy come from here.
+/// Every strategy registered here is progressive (StrategyInfo::progressive).
 template <class W>
 class StrategyRegistry : public NamedRegistry<StrategyInfo, Strategy<W>> {
+  using Base = NamedRegistry<StrategyInfo, Strategy<W>>;
+
  public:
-  StrategyRegistry() : NamedRegistry<StrategyInfo, Strategy<W>>("strategy") {}
+  StrategyRegistry() : Base("strategy") {}
+  void add(StrategyInfo info, typename Base::Factory make) {
+    info.progressive = true;
+    Base::add(std::move(info), std::move(make));
+  }
 };
 
 }  // namespace mv

@@ -154,7 +154,7 @@ TEST(Adaptive, FilmHoldsAllSamplesAndTheOddHalfUnderEveryPriority) {
     p.seed = 7;
     p.priority = static_cast<PriorityFunction>(fi);
     PatchWorkload w(scene, p, false);
-    render_mean_image(w, "sequential");
+    render_mean_image(w, "sequential-waves");
     const FilmView f = w.film().host_view_synced();
     for (int y = 0; y < scene.height; ++y) {
       for (int x = 0; x < scene.width; ++x) {
@@ -210,7 +210,7 @@ Scene noise_free_scene(int width, int height) {
 // 18 × 14 has partial patches at the right and bottom border.
 TEST(Adaptive, NoiseFreeImageStopsEverywhereAtTheFirstCheck) {
   const Scene scene = noise_free_scene(18, 14);
-  for (const char* strategy : {"sequential", "cpu-parallel", "sequential-priority"}) {
+  for (const char* strategy : {"sequential-waves", "cpu-waves", "cpu-parallel", "sequential-priority"}) {
     PatchTaskParams p;
     p.target_spp = 512;
     p.priority = PriorityFunction::Adaptive;
@@ -283,7 +283,7 @@ TEST(Adaptive, OneNoisyPixelKeepsItsPatchAndItsNeighbourhoodSampling) {
   p.noise_threshold = 0.0001f;  // min ⌈16 / 0.0001^0.3⌉ = 254: first check at 256
   ASSERT_EQ(adaptive_min_spp(p.noise_threshold, p.target_spp), 254u);
   PatchWorkload w(scene, p, false);
-  render_mean_image(w, "sequential");
+  render_mean_image(w, "sequential-waves");
   const FilmView f = w.film().host_view_synced();
   // The set-up: only pixel (4, 4) sees the sphere, and it sees it in some samples, not all.
   for (int y = 0; y < 16; ++y) {
@@ -316,7 +316,7 @@ TEST(Adaptive, ChangingTheThresholdRechecksTheFilm) {
   p.priority = PriorityFunction::Adaptive;
   p.noise_threshold = 0.0001f;  // min 254
   PatchWorkload w(scene, p, false);
-  auto strategy = patch_strategies().find("sequential").make();
+  auto strategy = patch_strategies().find("sequential-waves").make();
   ScheduleSettings s;
   while (w.film().host_patch_spp()[0] < 200 && strategy->step(w, 16 * 16 * 2, s).work > 0) {
   }
@@ -364,7 +364,7 @@ TEST(Adaptive, SessionRunEndsWhenEveryPatchHasStopped) {
   SessionOptions o;
   o.scene = file;
   o.force_cpu = true;
-  o.strategy = "cpu-parallel";
+  o.strategy = "cpu-waves";
   o.task.priority = PriorityFunction::Adaptive;
   Session s(o);
   const FrameStats fs = s.run(0, 0.0);

@@ -156,7 +156,7 @@ TEST(Cli, RenderWithAdaptiveStopsBelowTheTargetAndSaysSo) {
   const Result r = megaview(dir, "render " + kSmall + " --spp 256 --priority adaptive --noise-threshold 0.05 --out '" +
                                      (dir / "a.png") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("cpu-parallel:adaptive"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu-waves:adaptive"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("adaptive: noise threshold 0.05, min 40 spp, a check every 16 spp; "), std::string::npos)
       << r.out;
   const size_t at = r.out.find(" spp), ");
@@ -254,7 +254,7 @@ TEST(Cli, MseCurveRecordsEverySeriesWithItsMetadata) {
   const std::string ref = write_reference(dir, "ref.exr");
   const Result r = megaview(dir,
                             "mse-curve " + kSmall + " --spp 16 --reference '" + ref +
-                                "' --compare sequential:none,cpu-parallel:variance --duration-ms 5000 "
+                                "' --compare sequential:none,cpu-waves:variance --duration-ms 5000 "
                                 "--interval-ms 2 --out-prefix '" + (dir / "curve") + "'",
                             "MV_FIGURES_SCRIPT='" + (dir / "no-such-figures.py") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -275,9 +275,9 @@ TEST(Cli, MseCurveRecordsEverySeriesWithItsMetadata) {
     EXPECT_GT(std::stod(series.back()[6]), 0.0);
   }
   EXPECT_EQ(by_series["sequential:none"][0][2], "none");
-  EXPECT_EQ(by_series["cpu-parallel:variance"][0][1], "cpu-parallel");
+  EXPECT_EQ(by_series["cpu-waves:variance"][0][1], "cpu-waves");
   // Same samples in the end, whatever the order: both finished images have the same MSE.
-  EXPECT_EQ(by_series["sequential:none"].back()[6], by_series["cpu-parallel:variance"].back()[6]);
+  EXPECT_EQ(by_series["sequential:none"].back()[6], by_series["cpu-waves:variance"].back()[6]);
 
   const nlohmann::json meta = nlohmann::json::parse(test::slurp(dir / "curve.json"));
   EXPECT_EQ(meta["kind"], "mse-curve");
@@ -292,7 +292,7 @@ TEST(Cli, MseCurveRecordsEverySeriesWithItsMetadata) {
   EXPECT_NE(r.out.find("figures: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("python3 " + (dir / "no-such-figures.py") + " " + (dir / "curve.csv")), std::string::npos)
       << "the line saying how to draw them: " << r.out;
-  EXPECT_NE(r.out.find("cpu-parallel:variance"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu-waves:variance"), std::string::npos) << r.out;
 }
 
 TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
@@ -307,7 +307,7 @@ TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
 TEST(Cli, BenchPrintsATableAndEveryRunAsCsv) {
   test::TempDir dir("cli");
   const Result r = megaview(dir,
-                            "bench --cpu --width 16 --height 16 --spp 2 --strategies sequential,cpu-parallel "
+                            "bench --cpu --width 16 --height 16 --spp 2 --strategies sequential,cpu-waves "
                             "--repeat 2 --csv '" +
                                 (dir / "bench.csv") + "'");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -321,7 +321,7 @@ TEST(Cli, BenchPrintsATableAndEveryRunAsCsv) {
     EXPECT_GT(std::stod(rows[i].at(3)), 0.0);
     EXPECT_EQ(rows[i].at(5), "512");  // 16 × 16 pixels × 2 spp
   }
-  EXPECT_EQ(strategies, (std::multiset<std::string>{"sequential", "sequential", "cpu-parallel", "cpu-parallel"}));
+  EXPECT_EQ(strategies, (std::multiset<std::string>{"sequential", "sequential", "cpu-waves", "cpu-waves"}));
 }
 
 // The megakernel's settings on the command line, checked before any work with one line that
@@ -583,7 +583,7 @@ TEST_F(Gui, ScriptedPriorityAndStrategySwitchKeepTheFilmAndCaptureWritesFourFile
                               caps + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
-  EXPECT_NE(log.find("smoke: frame 10: now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: now cpu-waves/variance, film kept"), std::string::npos) << log;
   EXPECT_NE(log.find("smoke: frame 15: now sequential/variance, film kept"), std::string::npos) << log;
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
   std::vector<std::string> names;
@@ -603,7 +603,7 @@ TEST_F(Gui, ScriptedSwitchToAdaptiveKeepsTheFilm) {
                           "--frames 20 --smoke-at 5:priority=adaptive");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
-  EXPECT_NE(log.find("smoke: frame 5: now cpu-parallel/adaptive, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 5: now cpu-waves/adaptive, film kept"), std::string::npos) << log;
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
 }
 
@@ -615,8 +615,8 @@ TEST_F(Gui, ScriptedMegakernelKnobsKeepTheFilmAndBadOnesAreReported) {
                           "--smoke-at 5:segment-size=64,8:controller=off,10:buffer-multiplier=2,12:segment-size=100");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
-  for (const char* frame : {"smoke: frame 5: now cpu-parallel/", "smoke: frame 8: now cpu-parallel/",
-                            "smoke: frame 12: now cpu-parallel/"})
+  for (const char* frame : {"smoke: frame 5: now cpu-waves/", "smoke: frame 8: now cpu-waves/",
+                            "smoke: frame 12: now cpu-waves/"})
     EXPECT_NE(log.find(frame), std::string::npos) << frame << " in " << log;
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
   EXPECT_NE(log.find("Set segment-size 100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
@@ -680,16 +680,16 @@ long long paths_after(const std::string& log, const std::string& prefix, const s
 // shows the divider with the film on both sides of it.
 TEST_F(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSides) {
   const std::string caps = dir / "caps", shot = dir / "shot.png";
-  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-waves:variance "
                           "--frames 30 --smoke-at 10:split-priority=convergence,12:divider=0.3,25:capture "
                           "--capture-dir '" + caps + "' --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
-  EXPECT_NE(log.find("split view: on, left cpu-parallel/none, right cpu-parallel/variance"), std::string::npos) << log;
-  EXPECT_NE(log.find("smoke: frame 10: right now cpu-parallel/convergence, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("split view: on, left cpu-waves/none, right cpu-waves/variance"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: right now cpu-waves/convergence, film kept"), std::string::npos) << log;
   EXPECT_EQ(log.find("film reset"), std::string::npos) << log;
   // Equal budgets: after the last frame the two totals differ by less than one frame's budget.
-  const std::string end = "split view (end): left cpu-parallel/none";
+  const std::string end = "split view (end): left cpu-waves/none";
   const long long left = paths_after(log, end, "/none "), right = paths_after(log, end, "/convergence ");
   const long long step = paths_after(log, end, "largest left step ");
   ASSERT_GT(left, 0) << log;
@@ -703,8 +703,8 @@ TEST_F(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSid
     names.push_back(e.path().filename().string());
   }
   std::sort(names.begin(), names.end());
-  const std::string l = "room-cpu-parallel-none-0001", rr = "room-cpu-parallel-convergence-0001",
-                    c = "room-split-cpu-parallel-none-vs-cpu-parallel-convergence-0001";
+  const std::string l = "room-cpu-waves-none-0001", rr = "room-cpu-waves-convergence-0001",
+                    c = "room-split-cpu-waves-none-vs-cpu-waves-convergence-0001";
   EXPECT_EQ(names, (std::vector<std::string>{rr + "-heat.png", rr + ".exr", rr + ".json", rr + ".png",
                                              l + "-heat.png", l + ".exr", l + ".json", l + ".png", c + ".json",
                                              c + ".png"}));
@@ -724,14 +724,14 @@ TEST_F(Gui, SplitViewKeepsEqualBudgetsSwitchesTheRightSideLiveAndCapturesBothSid
 TEST_F(Gui, SplitViewTurnsOnAndOffFromTheScript) {
   const std::string shot = dir / "shot.png";
   const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority variance --frames 20 "
-                          "--smoke-at 3:split-strategy=sequential,5:split=on,9:split-strategy=cpu-parallel,"
+                          "--smoke-at 3:split-strategy=sequential,5:split=on,9:split-strategy=cpu-waves,"
                           "14:split=off --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
   // split=on takes the chosen right strategy and the default right priority (none next to variance).
-  EXPECT_NE(log.find("split view: on, left cpu-parallel/variance, right sequential/none; the left film was restarted"),
+  EXPECT_NE(log.find("split view: on, left cpu-waves/variance, right sequential/none; the left film was restarted"),
             std::string::npos) << log;
-  EXPECT_NE(log.find("smoke: frame 9: right now cpu-parallel/none, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 9: right now cpu-waves/none, film kept"), std::string::npos) << log;
   EXPECT_NE(log.find("split view: off"), std::string::npos) << log;
   int w = 0, h = 0;
   const std::vector<uint32_t> img = read_png(shot, w, h);
@@ -751,7 +751,7 @@ std::string line_after(const std::string& log, const std::string& prefix) {
 // value is refused on both (the error window says so) and both keep what they had; the panel's priority
 // goes to the left side only. On the CPU the sessions hold the megakernel knobs for when it runs.
 TEST_F(Gui, SplitViewAppliesMegakernelKnobsToBothSides) {
-  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-parallel:variance "
+  const Result r = viewer("--cpu --width 64 --height 48 --spp 4096 --priority none --split cpu-waves:variance "
                           "--frames 12 --smoke-at 4:segment-size=64,6:controllers=4,8:segment-size=100,10:priority=convergence");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string log = r.out + r.err;
@@ -771,10 +771,10 @@ TEST_F(Gui, SplitViewAppliesMegakernelKnobsToBothSides) {
   EXPECT_EQ(c, b) << "a refused change changes neither side";
   EXPECT_NE(log.find("Set segment-size 100: --segment-size: must be an integer in [32, 512], a power of two, got \"100\""), std::string::npos)
       << log;
-  EXPECT_NE(log.find("smoke: frame 6: right now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 6: right now cpu-waves/variance, film kept"), std::string::npos) << log;
   // The Scheduling panel's priority (and strategy) are the left side's only.
-  EXPECT_NE(log.find("smoke: frame 10: now cpu-parallel/convergence, film kept"), std::string::npos) << log;
-  EXPECT_NE(log.find("smoke: frame 10: right now cpu-parallel/variance, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: now cpu-waves/convergence, film kept"), std::string::npos) << log;
+  EXPECT_NE(log.find("smoke: frame 10: right now cpu-waves/variance, film kept"), std::string::npos) << log;
   EXPECT_EQ(log.find("split view: off"), std::string::npos) << log;
 }
 
@@ -811,7 +811,7 @@ TEST_F(Gui, SplitViewOnTheGpuCapturesEachSidesMegakernel) {
 
 TEST(Cli, BadSplitIsOneLineNamingTheOption) {
   test::TempDir dir("cli");
-  for (const char* spec : {"warp-drive", "cpu-parallel:sparkle", ":variance", "cpu-parallel:", "megakernel"}) {
+  for (const char* spec : {"warp-drive", "cpu-waves:sparkle", ":variance", "cpu-waves:", "megakernel"}) {
     const Result r = megaview(dir, std::string("--cpu --frames 1 --split '") + spec + "'");
     EXPECT_EQ(r.code, 1) << spec;
     EXPECT_EQ(r.err_lines(), 1) << r.err;

@@ -137,11 +137,11 @@ TEST(Lic2d, EveryStrategyAgreesWithSequential) {
   constexpr uint32_t kW = 150, kH = 83;
   const StrandResult ref = e.run("sequential", kW, kH, StrandRunSettings{}, true);
   int ran = 0;
-  for (const StrandStrategyInfo& info : e.strategies) {
-    if (info.needs_gpu && !gpu_available()) continue;
+  for (const StrategyInfo& info : e.strategies) {
+    if (info.needs_gpu() && !gpu_available()) continue;
     const StrandResult r = e.run(info.name, kW, kH, StrandRunSettings{}, true);
     // The CPU strategies run the same host code: identical step counts and image bytes.
-    EXPECT_EQ(strand_disagreement(ref, r, info.needs_gpu ? e.tolerance : StrandTolerance{}), "") << info.name;
+    EXPECT_EQ(strand_disagreement(ref, r, info.needs_gpu() ? e.tolerance : StrandTolerance{}), "") << info.name;
     ++ran;
   }
   EXPECT_GE(ran, gpu_available() ? static_cast<int>(e.strategies.size()) : 2);

@@ -128,7 +128,7 @@ TEST(Params, EveryMegakernelKnobRoundTripsThroughItsTextAndTheSidecar) {
 TEST(Params, TheGlobalQueuesWorkUnitIsAGenericKnobOfTheStrandStrategies) {
   const StrandWorkloadEntry& w = find_strand_workload("mandelbrot");
   int readers = 0;
-  for (const StrandStrategyInfo& info : w.strategies) {
+  for (const StrategyInfo& info : w.strategies) {
     const bool queue = info.name.rfind("cuda-global-queue", 0) == 0;
     EXPECT_EQ(info.reads("work-unit"), queue) << info.name;
     readers += info.reads("work-unit");
@@ -162,11 +162,12 @@ TEST(Params, TheMegakernelsKnobsReachTheSessionsReportsGenerically) {
 TEST(Params, AFilmStrategysKnobIsSetThroughTheSessionByName) {
   // cuda-global-queue on patch tasks (sched/gpu/to_completion.cuh) has the knob work-unit; the session keeps
   // it for whichever strategy has it, and refuses unknown knobs and values out of range by name.
-  // The film's knobs are every patch strategy's, each name once: the megakernel's and the work unit.
+  // The film's knobs are every patch strategy's, each name once: the megakernel's, cpu-parallel's block
+  // and the global queue's work unit (the last two the same knobs as on strands).
   const std::vector<ParamSpec>& film = patch_strategy_knobs();
-  ASSERT_EQ(film.size(), megakernel_params().specs().size() + 1);
+  ASSERT_EQ(film.size(), megakernel_params().specs().size() + 2);
   for (const ParamSpec& k : megakernel_params().specs()) EXPECT_NE(find_param(film, k.name), nullptr) << k.name;
-  EXPECT_NE(find_param(film, "work-unit"), nullptr);
+  for (const char* k : {"cpu-block", "work-unit"}) EXPECT_NE(find_param(film, k), nullptr) << k;
   SessionOptions o;
   o.scene = "room";
   o.width = 32;

@@ -149,7 +149,7 @@ TEST_P(ExactTarget, EveryPatchEndsAtExactlyTheTargetSpp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ExactTarget,
-                         ::testing::Values("sequential", "cpu-parallel", "uniform", "sorted-waves"),
+                         ::testing::Values("sequential", "cpu-parallel", "sequential-waves", "cpu-waves", "uniform", "sorted-waves"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;

@@ -55,8 +55,8 @@ TEST(PathTracerStrandsGpu, EveryGpuStrategyMatchesSequentialWithinTheTolerance) 
   for (uint32_t s : seq.steps) ASSERT_EQ(s, 16u);
   std::map<std::string, uint64_t> gpu_checksums;
   int runs = 0;
-  for (const StrandStrategyInfo& info : e.strategies) {
-    if (!info.needs_gpu) continue;
+  for (const StrategyInfo& info : e.strategies) {
+    if (!info.needs_gpu()) continue;
     for (const GridConfig& g : {GridConfig{}, make_grid(60, 64, 16), make_grid(7, 96, 5)}) {
       StrandRunSettings s;
       s.grid = g;
@@ -75,7 +75,7 @@ TEST(PathTracerStrandsGpu, EveryGpuStrategyMatchesSequentialWithinTheTolerance) 
     }
   }
   size_t gpu_strategies = 0;
-  for (const StrandStrategyInfo& i : e.strategies) gpu_strategies += i.needs_gpu ? 1 : 0;
+  for (const StrategyInfo& i : e.strategies) gpu_strategies += i.needs_gpu() ? 1 : 0;
   EXPECT_EQ(gpu_strategies, 10u);  // Appendix A's seven and the task strategies uniform, sorted-waves, megakernel
   EXPECT_EQ(runs, static_cast<int>(3 * gpu_strategies));  // × 3 grids (the task strategies ignore the grid)
   // For the record (not a requirement): do all GPU strategies give the same bits? They run the same device

@@ -53,7 +53,7 @@ TEST(Priority, ConvergenceAndVarianceBeatNoneAtEqualSamples) {
   rp.seed = 999;
   rp.priority = PriorityFunction::None;
   PatchWorkload ref(scene, rp, false);
-  const std::vector<float> reference = test::render_mean_image(ref, "cpu-parallel");
+  const std::vector<float> reference = test::render_mean_image(ref, "cpu-waves");
 
   auto mse_at_quarter = [&](PriorityFunction f) {
     double total = 0.0;
@@ -63,7 +63,7 @@ TEST(Priority, ConvergenceAndVarianceBeatNoneAtEqualSamples) {
       p.seed = seed;
       p.priority = f;
       PatchWorkload w(scene, p, false);
-      auto strategy = patch_strategies().find("cpu-parallel").make();
+      auto strategy = patch_strategies().find("cpu-waves").make();
       ScheduleSettings s;
       s.wave_size = 8;
       const uint64_t budget = 64ull * 48 * 64 / 4;

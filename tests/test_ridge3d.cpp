@@ -157,11 +157,11 @@ TEST(Ridge3d, EveryStrategyAgreesWithSequentialOnCh2) {
   constexpr uint32_t kG = 20;  // a 20³ seed grid: 20 × 400 strands
   const StrandResult ref = e.run("sequential", kG, kG * kG, StrandRunSettings{}, true);
   int ran = 0;
-  for (const StrandStrategyInfo& info : e.strategies) {
-    if (info.needs_gpu && !gpu_available()) continue;
+  for (const StrategyInfo& info : e.strategies) {
+    if (info.needs_gpu() && !gpu_available()) continue;
     const StrandResult r = e.run(info.name, kG, kG * kG, StrandRunSettings{}, true);
     // The CPU strategies run the same plain host code (kCpuFma = false): identical step counts and image.
-    EXPECT_EQ(strand_disagreement(ref, r, info.needs_gpu ? e.tolerance : StrandTolerance{}), "") << info.name;
+    EXPECT_EQ(strand_disagreement(ref, r, info.needs_gpu() ? e.tolerance : StrandTolerance{}), "") << info.name;
     ++ran;
   }
   EXPECT_GE(ran, gpu_available() ? static_cast<int>(e.strategies.size()) : 2);

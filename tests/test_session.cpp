@@ -135,10 +135,10 @@ TEST(Session, GpuStrategiesAreRefusedWithoutAGpu) {
   EXPECT_THROW(Session s(o), InputError);
 }
 
-TEST(Session, DefaultStrategyIsCpuParallelWithoutAGpuAndTheMegakernelWithOne) {
+TEST(Session, DefaultStrategyIsCpuWavesWithoutAGpuAndTheMegakernelWithOne) {
   SessionOptions o = small_cpu_session();
   o.strategy.clear();
-  EXPECT_EQ(Session(o).strategy().name, "cpu-parallel");
+  EXPECT_EQ(Session(o).strategy().name, "cpu-waves");
   if (!gpu_available()) return;
   o.force_cpu = false;
   EXPECT_EQ(Session(o).strategy().name, "megakernel");

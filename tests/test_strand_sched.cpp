@@ -261,12 +261,12 @@ TEST(StrandRegistry, HasAppendixAsStrategiesInOrderWithTheirNeeds) {
   EXPECT_EQ(mandelbrot_strand_strategies().names(), expected);
   const StrandWorkloadEntry& w = find_strand_workload("mandelbrot");
   EXPECT_EQ(w.default_width * w.default_height, 4000000u);  // Lehmann 2023 Fig 3.2
-  for (const StrandStrategyInfo& i : w.strategies) {
+  for (const StrategyInfo& i : w.strategies) {
     const bool task = i.name == "sequential-priority" || i.name == "uniform" || i.name == "sorted-waves" ||
                       i.name == "megakernel";
     EXPECT_EQ(i.reads("task-quantum"), task) << i.name;
-    EXPECT_EQ(i.needs_gpu, i.name.rfind("cuda", 0) == 0 || (task && i.name != "sequential-priority")) << i.name;
-    EXPECT_EQ(i.uses_grid, i.needs_gpu && !task) << i.name;
+    EXPECT_EQ(i.needs_gpu(), i.name.rfind("cuda", 0) == 0 || (task && i.name != "sequential-priority")) << i.name;
+    EXPECT_EQ(i.uses_grid, i.needs_gpu() && !task) << i.name;
     EXPECT_EQ(i.reads("work-unit"), i.name.find("global-queue") != std::string::npos) << i.name;
     EXPECT_EQ(i.reads("permute-seed"), i.name.find("permute") != std::string::npos) << i.name;
     EXPECT_EQ(i.reads("prefetch"), i.name.find("unified-memory") != std::string::npos) << i.name;
@@ -292,10 +292,10 @@ TEST(StrandRegistry, GpuStrategiesHaveTheirSectionsAndKnobsInOrder) {
       {"cuda-global-queue", "Lehmann 2023 §3.4", {"work-unit"}},
       {"cuda-global-queue-unified-memory", "Lehmann 2023 §3.4, §4.2.3", {"work-unit", "prefetch", "managed-counter"}}};
   std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> got;
-  for (const StrandStrategyInfo& i : find_strand_workload("mandelbrot").strategies) {
+  for (const StrategyInfo& i : find_strand_workload("mandelbrot").strategies) {
     if (i.name.rfind("cuda", 0) != 0) continue;
     got.emplace_back(i.name, i.section, i.knobs);
-    EXPECT_TRUE(i.needs_gpu && i.uses_grid) << i.name;
+    EXPECT_TRUE(i.needs_gpu() && i.uses_grid) << i.name;
     EXPECT_FALSE(i.description.empty()) << i.name;
   }
   EXPECT_EQ(got, expected);

@@ -33,7 +33,7 @@ std::vector<GridConfig> test_grids() {
           make_grid(4, 32, 1u << 20)};  // one work unit holds every strand
 }
 
-bool is_bsp(const StrandStrategyInfo& i) {
+bool is_bsp(const StrategyInfo& i) {
   return i.name == "cuda" || i.name == "cuda-permute" || i.name == "cuda-unified-memory";
 }
 
@@ -41,7 +41,7 @@ class GpuStrandStrategy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuStrandStrategy, MandelbrotMatchesSequentialBitwiseUnderEveryGrid) {
   MV_REQUIRE_GPU();
-  const StrandStrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
+  const StrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
   for (const MandelbrotStrands& w : test::mandelbrot_cases()) {
     const StrandResult seq = test::run_mandelbrot(w, "sequential");
     const uint32_t longest = step_statistics(seq.steps).max;
@@ -143,9 +143,9 @@ const StrandTaskPriority kTaskPriorities[] = {StrandTaskPriority::Fifo, StrandTa
 
 TEST_P(TaskStrandStrategy, MandelbrotMatchesSequentialBitwiseForEveryQuantumAndPriority) {
   if (needs_gpu()) MV_REQUIRE_GPU();
-  const StrandStrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
+  const StrategyInfo& info = mandelbrot_strand_strategies().find(GetParam()).info;
   EXPECT_TRUE(info.reads("task-quantum"));
-  EXPECT_EQ(info.needs_gpu, needs_gpu());
+  EXPECT_EQ(info.needs_gpu(), needs_gpu());
   for (const MandelbrotStrands& w : test::mandelbrot_cases()) {
     const StrandResult seq = test::run_mandelbrot(w, "sequential");
     for (uint32_t q : {1u, 7u, 64u}) {
@@ -290,7 +290,7 @@ TEST(GpuStrandStrategies, FinishOrderIsAPermutationAndBspFinishesByStepCount) {
   const MandelbrotStrands w = test::mandelbrot_cases()[0];
   const StrandResult seq = test::run_mandelbrot(w, "sequential");
   for (const auto& e : mandelbrot_strand_strategies().entries()) {
-    if (!e.info.needs_gpu) continue;
+    if (!e.info.needs_gpu()) continue;
     StrandRunSettings s;
     s.record_finish_order = true;
     auto st = e.make();

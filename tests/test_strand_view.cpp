@@ -236,8 +236,8 @@ TEST(StrandViewGpu, EveryGpuStrategyShowsSequentialsMandelbrot) {
   const StrandOutcome seq = next_outcome(runner);
   ASSERT_FALSE(seq.error);
   const std::vector<uint32_t> want = strand_image_rgba8(seq.result);
-  for (const StrandStrategyInfo& info : find_strand_workload("mandelbrot").strategies) {
-    if (!info.needs_gpu) continue;
+  for (const StrategyInfo& info : find_strand_workload("mandelbrot").strategies) {
+    if (!info.needs_gpu()) continue;
     StrandRequest r = mandelbrot_request(info.name, 320, 240);
     if (info.uses_grid && info.name.find("batch") != std::string::npos) r.settings.grid = make_grid(64, 128, 1);
     if (info.reads("work-unit")) r.settings.grid = make_grid(128, 64, 4);

@@ -44,8 +44,8 @@ TEST(ToyWorkload, EveryStrategyAgreesWithTheReferenceLoop) {
   StrandRunSettings settings;
   StrandResult reference;
   int ran = 0;
-  for (const StrandStrategyInfo& info : w.strategies) {
-    if (info.needs_gpu && !gpu_available()) continue;  // the GPU strategies run on the device machine
+  for (const StrategyInfo& info : w.strategies) {
+    if (info.needs_gpu() && !gpu_available()) continue;  // the GPU strategies run on the device machine
     const StrandResult r = w.run(info.name, kW, kH, settings, true);
     EXPECT_EQ(r.steps, expected) << info.name;
     for (WorkStatus st : r.status) ASSERT_EQ(st, WorkStatus::Stable) << info.name;
@@ -60,7 +60,7 @@ TEST(ToyWorkload, EveryStrategyAgreesWithTheReferenceLoop) {
 template <class W>
 class ReverseSequentialStrands : public StrandStrategy<W> {
  public:
-  const StrandStrategyInfo& info() const override { return info_; }
+  const StrategyInfo& info() const override { return info_; }
   StrandRun<W> run(const W& w, const StrandRunSettings& settings) override {
     StrandRun<W> r;
     const uint32_t n = w.num_strands();
@@ -72,7 +72,7 @@ class ReverseSequentialStrands : public StrandStrategy<W> {
   }
 
  private:
-  StrandStrategyInfo info_{"reverse-sequential", "one CPU thread, last strand first", "docs/architecture.md"};
+  StrategyInfo info_{"reverse-sequential", "one CPU thread, last strand first", "docs/architecture.md"};
 };
 
 TEST(ToyWorkload, ANewStrategyIsOneClassAndOneRegistration) {

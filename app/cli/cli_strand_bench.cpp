@@ -24,7 +24,7 @@ namespace {
 
 /// "name=value;…": the knobs `info` reads (strand_params(), sched/strand_strategy.h) as set in `s`, generated
 /// from the table (a CSV cell: no commas).
-std::string knobs_text(const StrandStrategyInfo& info, StrandRunSettings s) {
+std::string knobs_text(const StrategyInfo& info, StrandRunSettings s) {
   const BoundParams<StrandRunSettings> p(strand_params(), s);
   return params_text(&p, [&info](const ParamSpec& spec) { return info.reads(spec.name); });
 }
@@ -120,17 +120,17 @@ const char* const kTimedText =
 
 /// The strategies to run for `w`: the named ones (validated) or the default; refuses GPU strategies
 /// without a GPU in one line.
-std::vector<const StrandStrategyInfo*> pick_strategies(const StrandWorkloadEntry& w, const StrandBenchCommand& c,
+std::vector<const StrategyInfo*> pick_strategies(const StrandWorkloadEntry& w, const StrandBenchCommand& c,
                                                        bool gpu, const std::string& no_gpu) {
-  std::vector<const StrandStrategyInfo*> out;
+  std::vector<const StrategyInfo*> out;
   if (c.strategies.empty()) {
-    for (const StrandStrategyInfo& i : w.strategies)
-      if (gpu || !i.needs_gpu) out.push_back(&i);
+    for (const StrategyInfo& i : w.strategies)
+      if (gpu || !i.needs_gpu()) out.push_back(&i);
     return out;
   }
   for (const std::string& n : c.strategies) {
-    const StrandStrategyInfo& i = w.strategy(n);
-    if (i.needs_gpu && !gpu) throw std::runtime_error("bench: strategy " + n + " needs a CUDA GPU (" + no_gpu + ")");
+    const StrategyInfo& i = w.strategy(n);
+    if (i.needs_gpu() && !gpu) throw std::runtime_error("bench: strategy " + n + " needs a CUDA GPU (" + no_gpu + ")");
     if (std::find(out.begin(), out.end(), &i) == out.end()) out.push_back(&i);
   }
   return out;
@@ -156,7 +156,7 @@ struct Measured {
 
 /// `repeat` timed runs, after an untimed one if `warm_up`. `first` receives the first timed run's result
 /// (with its image if `image`).
-Measured measure(const StrandWorkloadEntry& w, const StrandStrategyInfo& info, Size size, const StrandRunSettings& s,
+Measured measure(const StrandWorkloadEntry& w, const StrategyInfo& info, Size size, const StrandRunSettings& s,
                  int repeat, bool image, StrandResult* first, bool warm_up) {
   if (warm_up) w.run(info.name, size.width, size.height, s, false), g_runs.tick();
   Measured m;
@@ -189,7 +189,7 @@ std::string agreement_text(const StrandTolerance& t) {
 
 // ---------------------------------------------------------------- plain bench
 
-void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
+void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrategyInfo*>& strategies,
                     const StrandRunSettings& s, const StrandBenchCommand& c, std::string& csv,
                     std::vector<std::string>& problems) {
   const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
@@ -202,9 +202,9 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   double seq_ms = 0.0;
   StrandResult ref_result;
   std::string ref_name;
-  for (const StrandStrategyInfo* info : strategies) {
+  for (const StrategyInfo* info : strategies) {
     StrandResult first;
-    const Measured m = measure(w, *info, size, s, c.repeat, true, &first, info->needs_gpu);
+    const Measured m = measure(w, *info, size, s, c.repeat, true, &first, info->needs_gpu());
     const StepStatistics st = step_statistics(first.steps);
     const uint64_t image = first.checksum();
     if (info->name == "sequential") seq_ms = m.t.median;
@@ -217,14 +217,14 @@ void bench_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
     if (!m.repeats_agree) problems.push_back(fmt::format("{} on {}: repeats differ", info->name, w.name));
     const std::string speedup = seq_ms > 0.0 && m.t.median > 0.0 ? fmt::format("{:.2f}x", seq_ms / m.t.median) : "-";
     fmt::print("{:<33} {:>20} {:>10.3f} {:>10.3f} {:>10.3f} {:>8} {:>9.3f} {:>9.3f} {:>6.3f} {:>16} {:>9}{}\n", info->name,
-               strand_grid_text(*info, m.last.grid, s), m.t.median, m.t.min, m.t.max, info->needs_gpu ? std::to_string(m.last.launches) : "-",
+               strand_grid_text(*info, m.last.grid, s), m.t.median, m.t.min, m.t.max, info->needs_gpu() ? std::to_string(m.last.launches) : "-",
                st.mean, st.sigma, st.cv, fmt::format("{:016x}", image), speedup,
                m.last.notes.empty() ? "" : "  (" + m.last.notes + ")");
     std::fflush(stdout);
     csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f},{:.4f},{:.5f},{:016x},{},{},{}\n", w.name,
                        size.width, size.height, info->name, info->uses_grid ? m.last.grid.blocks : 0,
                        info->uses_grid ? m.last.grid.threads : 0, info->reads("work-unit") ? m.last.grid.work_unit : 0,
-                       c.repeat, m.t.median, m.t.min, m.t.max, info->needs_gpu ? "cuda-events" : "wall-clock",
+                       c.repeat, m.t.median, m.t.min, m.t.max, info->needs_gpu() ? "cuda-events" : "wall-clock",
                        m.last.launches, m.last.super_steps, st.mean, st.sigma, st.cv, image,
                        info->reads("task-quantum") ? s.task_quantum : 0,
                        info->reads("task-quantum") ? strand_task_priority_name(s.task_priority) : "-",
@@ -243,7 +243,7 @@ std::vector<uint32_t> powers(uint32_t lo, uint32_t hi) {
 }
 
 /// The configurations sweep_workload runs for `info` (for the progress' total).
-uint64_t sweep_config_count(const StrandStrategyInfo& info, const StrandBenchCommand& c) {
+uint64_t sweep_config_count(const StrategyInfo& info, const StrandBenchCommand& c) {
   if (info.reads("task-quantum")) return 9;  // quantum 4, 16, 64 x three group priorities
   if (!info.uses_grid) return 1;
   uint64_t n = 0;
@@ -253,7 +253,7 @@ uint64_t sweep_config_count(const StrandStrategyInfo& info, const StrandBenchCom
 
 /// `partial`: where the rows so far are kept after each strategy (replaced each time), so that a sweep
 /// stopped part-way leaves its finished strategies behind.
-void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrandStrategyInfo*>& strategies,
+void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<const StrategyInfo*>& strategies,
                     StrandRunSettings s, const StrandBenchCommand& c, std::string& csv,
                     std::vector<std::string>& problems, const std::string& partial) {
   const uint64_t n = static_cast<uint64_t>(size.width) * size.height;
@@ -265,7 +265,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   std::fflush(stdout);
 
   // The baseline: sequential, always.
-  const StrandStrategyInfo& seq_info = w.strategy("sequential");
+  const StrategyInfo& seq_info = w.strategy("sequential");
   StrandResult ref;
   s.grid = GridConfig{};
   const Measured seq = measure(w, seq_info, size, s, c.repeat, true, &ref, false);
@@ -273,7 +273,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   fmt::print("steps per strand: mu {:.3f}, sigma {:.3f}, CV {:.4f} (Lehmann 2023 Fig 3.2); sequential {:.3f} ms "
              "(median)\n",
              st.mean, st.sigma, st.cv, seq.t.median);
-  auto add_csv = [&](const StrandStrategyInfo& info, const GridConfig& g, const Measured& m, bool match,
+  auto add_csv = [&](const StrategyInfo& info, const GridConfig& g, const Measured& m, bool match,
                      const StrandRunSettings& rs) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{},{},{},{}\n", w.name,
                        size.width, size.height, info.name, info.uses_grid ? g.blocks : 0, info.uses_grid ? g.threads : 0,
@@ -287,7 +287,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   add_csv(seq_info, GridConfig{}, seq, true, s);
 
   struct Best {
-    const StrandStrategyInfo* info;
+    const StrategyInfo* info;
     GridConfig grid;
     Timing t;
     int configs = 0;
@@ -296,7 +296,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
   std::vector<Best> best;
   best.push_back({&seq_info, GridConfig{}, seq.t, 1, s});
 
-  for (const StrandStrategyInfo* info : strategies) {
+  for (const StrategyInfo* info : strategies) {
     if (info == &seq_info) continue;
     // Configurations: grids for Appendix A's strategies; quantum × group priority for the task strategies.
     struct Config {
@@ -329,7 +329,7 @@ void sweep_workload(const StrandWorkloadEntry& w, Size size, const std::vector<c
       StrandResult first;
       Measured m;
       try {
-        if (info->needs_gpu && !warmed) {  // once per strategy: module loading, first-touch costs
+        if (info->needs_gpu() && !warmed) {  // once per strategy: module loading, first-touch costs
           w.run(info->name, size.width, size.height, s, false);
           g_runs.tick();
           warmed = true;
@@ -401,7 +401,7 @@ void run_strand_bench(const StrandBenchCommand& c) {
   if (!c.size.empty()) size_override = parse_size(c.size);
   const bool gpu = !c.force_cpu && gpu_available();
   const std::string no_gpu = c.force_cpu ? "--cpu given" : gpu_info().reason;
-  std::vector<std::vector<const StrandStrategyInfo*>> strategies;
+  std::vector<std::vector<const StrategyInfo*>> strategies;
   std::vector<Size> sizes;
   for (const StrandWorkloadEntry* w : workloads) {
     strategies.push_back(pick_strategies(*w, c, gpu, no_gpu));
@@ -441,9 +441,9 @@ void run_strand_bench(const StrandBenchCommand& c) {
   double total_runs = 0;
   for (size_t k = 0; k < workloads.size(); ++k) {
     if (c.sweep) total_runs += c.repeat;  // the sequential baseline
-    for (const StrandStrategyInfo* info : strategies[k]) {
+    for (const StrategyInfo* info : strategies[k]) {
       if (c.sweep && info->name == "sequential") continue;
-      total_runs += (info->needs_gpu ? 1 : 0) + static_cast<double>(c.repeat) * (c.sweep ? sweep_config_count(*info, c) : 1);
+      total_runs += (info->needs_gpu() ? 1 : 0) + static_cast<double>(c.repeat) * (c.sweep ? sweep_config_count(*info, c) : 1);
     }
   }
   Progress progress(c.sweep ? "sweep" : "bench", total_runs, "runs");

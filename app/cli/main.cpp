@@ -164,7 +164,7 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app) {
   return what;
 }
 
-const char* const kDefaultStrategy = "megakernel on a GPU, cpu-parallel otherwise";
+const char* const kDefaultStrategy = "megakernel on a GPU, cpu-waves otherwise";
 
 /// The viewer's target spp without --spp: the reference images' sample count (assets/*.json).
 constexpr uint32_t kViewerTargetSpp = 65536;
@@ -264,7 +264,7 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
   cmd->add_option("--compare", m.compare,
                   "series strategy[:priority], comma separated; without a priority: none for uniform, else --priority "
                   "(default: uniform,sorted-waves:convergence,sorted-waves:variance with a GPU, "
-                  "cpu-parallel:none,cpu-parallel:convergence,cpu-parallel:variance without)")
+                  "cpu-waves:none,cpu-waves:convergence,cpu-waves:variance without)")
       ->delimiter(',');
   cmd->add_option("--duration-ms", m.duration_ms, "busy time per series")
       ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
@@ -591,7 +591,7 @@ int run(int argc, char** argv) {
       curve.compare =
           !curve.session.force_cpu && gpu_available()
               ? std::vector<std::string>{"uniform", "sorted-waves:convergence", "sorted-waves:variance"}
-              : std::vector<std::string>{"cpu-parallel:none", "cpu-parallel:convergence", "cpu-parallel:variance"};
+              : std::vector<std::string>{"cpu-waves:none", "cpu-waves:convergence", "cpu-waves:variance"};
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {

@@ -56,16 +56,16 @@ void check_strand_options(const GuiOptions& o) {
   }
   const StrandWorkloadEntry& w = find_strand_workload(o.strand_workload);
   if (!o.strand_strategy.empty()) {
-    const StrandStrategyInfo* info = nullptr;
-    for (const StrandStrategyInfo& i : w.strategies)
+    const StrategyInfo* info = nullptr;
+    for (const StrategyInfo& i : w.strategies)
       if (i.name == o.strand_strategy) info = &i;
     if (!info) {
       std::string names;
-      for (const StrandStrategyInfo& i : w.strategies) names += (names.empty() ? "" : ", ") + i.name;
+      for (const StrategyInfo& i : w.strategies) names += (names.empty() ? "" : ", ") + i.name;
       throw InputError("", "--strand-strategy",
                        "unknown strand strategy \"" + o.strand_strategy + "\" (allowed: " + names + ")");
     }
-    if (info->needs_gpu && (o.session.force_cpu || !gpu_available()))
+    if (info->needs_gpu() && (o.session.force_cpu || !gpu_available()))
       throw InputError("", "--strand-strategy",
                        info->name + " needs a CUDA GPU (" + (o.session.force_cpu ? "--cpu was given" : gpu_info().reason) +
                            "); the CPU ones are sequential and cpu-parallel");

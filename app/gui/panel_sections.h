@@ -4,14 +4,21 @@
 #include "app/session/session.h"
 #include "app/gui/display.h"
 #include "app/gui/gui_state.h"
+#include "app/session/strategy_catalogue.h"
 
 namespace mv::gui {
 
 // panels_settings.cpp
+/// The one strategy picker of every mode: a combo `label` over the whole strategy catalogue
+/// (app/session/strategy_catalogue.h), `current` selected. A strategy that cannot run `kind`, or needs a
+/// GPU while `gpu` is false (`no_gpu_reason` says why), is greyed out and its tooltip says why; the others'
+/// tooltips give their description and section. Returns the picked name, or "" when nothing changed.
+std::string strategy_picker(const char* label, const std::string& current, WorkloadKind kind, bool gpu,
+                            const std::string& no_gpu_reason);
 void scene_section(const Session& session, GuiState& state);
 /// The Scheduling section: the left (or only) session's strategy and priority; wave size, block size
-/// and, while either side runs the megakernel, its settings, which in split view (`right` non-null)
-/// apply to both sides (app/session/split.h; the section says so).
+/// and the knobs of the strategies on screen, which in split view (`right` non-null) apply to both sides
+/// (app/session/split.h; the section says so).
 void scheduling_section(const Session& session, const Session* right, GuiState& state);
 void tonemap_section(GuiState& state, const Display& display);
 /// A side's strategy or priority combo (Target::Left or Target::Right): every change is queued for that

@@ -142,28 +142,37 @@ void scene_section(const Session& s, GuiState& st) {
   ImGui::TextDisabled("drag: orbit, right/shift-drag: pan, wheel: zoom");
 }
 
-void strategy_combo(const Session& s, GuiState& st, Target target, const char* label) {
-  if (ImGui::BeginCombo(label, s.strategy().name.c_str())) {
-    for (const auto& entry : patch_strategies().entries()) {
-      const StrategyInfo& info = entry.info;
-      const bool unavailable = info.side == Side::Device && !s.gpu_in_use();
-      const bool selected = info.name == s.strategy().name;
-      const std::string label_text = info.name + (info.side == Side::Device ? "  [GPU]" : "  [CPU]");
-      if (ImGui::Selectable(label_text.c_str(), selected, unavailable ? ImGuiSelectableFlags_Disabled : 0) && !selected) {
-        const std::string name = info.name;
-        st.queue_on(target, std::string(target == Target::Right ? "Set right strategy " : "Set strategy ") + name,
-                    [name](Session& session) { session.set_strategy(name); });
-      }
-      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-        if (unavailable)
-          ImGui::SetTooltip("%s\nneeds a CUDA device: %s", info.description.c_str(), s.cpu_reason().c_str());
-        else
-          ImGui::SetTooltip("%s", info.description.c_str());
-      }
-      if (selected) ImGui::SetItemDefaultFocus();
+std::string strategy_picker(const char* label, const std::string& current, WorkloadKind kind, bool gpu,
+                            const std::string& no_gpu_reason) {
+  std::string picked;
+  if (!ImGui::BeginCombo(label, current.c_str())) return picked;
+  for (const CatalogueEntry& e : strategy_catalogue()) {
+    const StrategyInfo& info = e.info;
+    const std::string& why_not = e.why_not(kind);
+    const bool no_gpu = info.needs_gpu() && !gpu;
+    const bool selected = info.name == current;
+    const std::string text = info.name + (info.needs_gpu() ? "  [GPU]" : "  [CPU]");
+    ImGui::BeginDisabled(!why_not.empty() || no_gpu);
+    if (ImGui::Selectable(text.c_str(), selected) && !selected) picked = info.name;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      const std::string about = info.description + " (" + info.section + ")";
+      const std::string tooltip = !why_not.empty() ? about + "\nnot here: " + why_not
+                                  : no_gpu         ? about + "\nneeds a CUDA device: " + no_gpu_reason
+                                                   : about;
+      ImGui::SetTooltip("%s", tooltip.c_str());
     }
-    ImGui::EndCombo();
+    if (selected) ImGui::SetItemDefaultFocus();
   }
+  ImGui::EndCombo();
+  return picked;
+}
+
+void strategy_combo(const Session& s, GuiState& st, Target target, const char* label) {
+  const std::string name = strategy_picker(label, s.strategy().name, WorkloadKind::Film, s.gpu_in_use(), s.cpu_reason());
+  if (!name.empty())
+    st.queue_on(target, std::string(target == Target::Right ? "Set right strategy " : "Set strategy ") + name,
+                [name](Session& session) { session.set_strategy(name); });
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.strategy().description.c_str());
 }
 

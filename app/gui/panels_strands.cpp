@@ -23,26 +23,15 @@ void changed(StrandState& ss) {
   if (ss.auto_run) ss.run_requested = true;
 }
 
-void strand_strategy_combo(const StrandWorkloadEntry& w, StrandState& ss) {
-  if (!ImGui::BeginCombo("strategy", ss.strategy.c_str())) return;
-  for (const StrandStrategyInfo& i : w.strategies) {
-    const bool blocked = i.needs_gpu && !ss.gpu;
-    const bool selected = i.name == ss.strategy;
-    ImGui::BeginDisabled(blocked);
-    if (ImGui::Selectable(i.name.c_str(), selected) && !selected) {
-      ss.strategy = i.name;
-      changed(ss);
-    }
-    ImGui::EndDisabled();
-    const std::string text = blocked ? "needs a CUDA GPU: " + ss.no_gpu_reason
-                                     : i.description + " (" + i.section + ")";
-    tip(text.c_str());
-    if (selected) ImGui::SetItemDefaultFocus();
+void strand_strategy_combo(StrandState& ss) {
+  const std::string name = strategy_picker("strategy", ss.strategy, WorkloadKind::Strands, ss.gpu, ss.no_gpu_reason);
+  if (!name.empty()) {
+    ss.strategy = name;
+    changed(ss);
   }
-  ImGui::EndCombo();
 }
 
-void settings_fields(const StrandStrategyInfo& info, StrandState& ss) {
+void settings_fields(const StrategyInfo& info, StrandState& ss) {
   ImGui::BeginDisabled(!info.uses_grid);
   if (ImGui::Checkbox("auto grid", &ss.grid_auto)) changed(ss);
   help_marker("Auto: each GPU strategy picks n blocks of b threads with the CUDA occupancy API (one full wave). "
@@ -229,9 +218,9 @@ void strands_section(GuiState& st) {
   StrandState& ss = st.strands;
   if (!ImGui::CollapsingHeader("Strands", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const StrandWorkloadEntry& w = find_strand_workload(ss.workload);
-  strand_strategy_combo(w, ss);
-  const StrandStrategyInfo* info = &w.strategies.front();
-  for (const StrandStrategyInfo& i : w.strategies)
+  strand_strategy_combo(ss);
+  const StrategyInfo* info = &w.strategies.front();
+  for (const StrategyInfo& i : w.strategies)
     if (i.name == ss.strategy) info = &i;
   settings_fields(*info, ss);
   view_fields(w, ss);

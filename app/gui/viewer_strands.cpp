@@ -44,8 +44,8 @@ void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint
   ss.width = static_cast<int>(width > 0 ? width : w->default_width);
   ss.height = static_cast<int>(height > 0 ? height : w->default_height);
   const auto runs_here = [&](const std::string& name) {
-    for (const StrandStrategyInfo& i : w->strategies)
-      if (i.name == name) return !i.needs_gpu || ss.gpu;
+    for (const StrategyInfo& i : w->strategies)
+      if (i.name == name) return !i.needs_gpu() || ss.gpu;
     return false;
   };
   if (!runs_here(ss.strategy)) ss.strategy = ss.gpu ? "cuda" : "cpu-parallel";
@@ -149,8 +149,8 @@ void Viewer::start_strand_run() {
   r.strategy = ss.strategy;
   try {
     const StrandWorkloadEntry& w = find_strand_workload(ss.workload);
-    const StrandStrategyInfo& info = w.strategy(ss.strategy);
-    if (info.needs_gpu && !ss.gpu)
+    const StrategyInfo& info = w.strategy(ss.strategy);
+    if (info.needs_gpu() && !ss.gpu)
       throw InputError("", "strategy", info.name + " needs a CUDA GPU (" + ss.no_gpu_reason + ")");
     const uint32_t c = ss.knobs.grid.work_unit;
     r.settings = ss.knobs;
@@ -165,7 +165,7 @@ void Viewer::start_strand_run() {
     w.check_size_multiple(static_cast<uint32_t>(ss.width), static_cast<uint32_t>(ss.height), "size");
     r.width = static_cast<uint32_t>(ss.width);
     r.height = static_cast<uint32_t>(ss.height);
-    check_strand_run_fits(r, info.needs_gpu);  // before the worker allocates anything
+    check_strand_run_fits(r, info.needs_gpu());  // before the worker allocates anything
     ss.view.validate();
     r.view = ss.view;
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // The `path-tracer` strand workload built by name for the strand bench, the viewer's strand mode and the
 // tests: the default scene `room` is loaded once per process and shared, with its device copy uploaded the
 // first time a GPU strategy asks for it (as app/session/volume_strand_workloads.h shares ch2). For
-// app/session/strand_workloads.cu's registry (one line, the strategy's side from StrandStrategyInfo::needs_gpu).
+// app/session/strand_workloads.cu's registry (one line, the strategy's side from StrategyInfo::side).
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,7 @@ Session::Session(const SessionOptions& options) : options_(options) {
   for (const auto& [name, text] : options_.knobs)
     if (const ParamSpec* spec = find_param(patch_strategy_knobs(), name)) parse_param(*spec, text);
   use_gpu_ = !options_.force_cpu && gpu_available();
-  if (options_.strategy.empty()) options_.strategy = use_gpu_ ? "megakernel" : "cpu-parallel";
+  if (options_.strategy.empty()) options_.strategy = use_gpu_ ? "megakernel" : "cpu-waves";
   strategy_ = make_strategy(options_.strategy, use_gpu_);
   apply_knobs();
   Scene scene = load_scene_file_(options_.scene);

@@ -32,7 +32,7 @@ const std::vector<ParamSpec>& patch_strategy_knobs();
 struct SessionOptions {
   std::string scene = "room";  ///< path or bare name of a file in scenes/
   int width = 0, height = 0;   ///< 0: the scene's resolution
-  std::string strategy;        ///< empty: "megakernel" on a GPU, "cpu-parallel" without one
+  std::string strategy;        ///< empty: "megakernel" on a GPU, "cpu-waves" (priority waves on all cores) without one
   PatchTaskParams task{};      ///< target_spp 0 means: the scene's target (the default is PatchTaskParams')
   ScheduleSettings schedule{};
   /// The strategies' knobs by name (base/params.h: the megakernel's queue, segment-size, …, Kerbl 2012

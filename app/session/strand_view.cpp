@@ -215,7 +215,7 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r) {
   return out;
 }
 
-std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
+std::string strand_grid_text(const StrategyInfo& info, const GridConfig& g, const StrandRunSettings& s) {
   if (info.reads("task-quantum")) return strand_task_text(s);
   if (!info.uses_grid) return "-";
   if (g.automatic) return "auto";
@@ -229,7 +229,7 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   const StrandRequest& q = o.request;
   const StrandResult& r = o.result;
   const StrandWorkloadEntry& w = find_strand_workload(q.workload);
-  const StrandStrategyInfo& info = w.strategy(q.strategy);
+  const StrategyInfo& info = w.strategy(q.strategy);
   const StrandTimings& t = r.timing;
   const GpuInfo& gpu = gpu_info();
   nlohmann::json j;
@@ -284,7 +284,7 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                     {"what", "the workload's own picture of its result (ridge3d: the converged particles as "
                              "splats coloured by ridge strength, seen through the view)"}};
   j["gpu"] = gpu.available ? nlohmann::json(gpu.name) : nlohmann::json(nullptr);
-  j["runs_on"] = info.needs_gpu ? "gpu" : "cpu";
+  j["runs_on"] = info.needs_gpu() ? "gpu" : "cpu";
   return j;
 }
 

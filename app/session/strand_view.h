@@ -143,7 +143,7 @@ std::vector<uint32_t> strand_heat_rgba8(const StrandResult& r);
 /// What a run was configured with, for tables, panels and sidecars: "auto" or the grid a GPU strategy used,
 /// "n,b" (or "n,b,c" for the global queues); a task strategy's quantum and group priority
 /// (strand_task_text, e.g. "q16,most-remaining"); "-" for the CPU strategies.
-std::string strand_grid_text(const StrandStrategyInfo& info, const GridConfig& g, const StrandRunSettings& s);
+std::string strand_grid_text(const StrategyInfo& info, const GridConfig& g, const StrandRunSettings& s);
 
 /// The run as JSON (the capture sidecar's body): workload, strategy (with its paper section), size, the
 /// requested settings and the grid it ran with, timing (ms, clock, launches, super-steps, notes), step

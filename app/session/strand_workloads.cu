@@ -40,7 +40,7 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
     find_strand_workload(name).check_size_multiple(w, h, "--size");
     view.validate();
     const auto& entry = registry.find(strategy);
-    const W workload = make_workload(w, h, entry.info.needs_gpu ? Side::Device : Side::Host, view);
+    const W workload = make_workload(w, h, entry.info.needs_gpu() ? Side::Device : Side::Host, view);
     auto s = entry.make();
     StrandRun<W> run = s->run(workload, settings);
     if (image) {
@@ -202,9 +202,9 @@ void StrandWorkloadEntry::check_size_multiple(uint32_t width, uint32_t height, c
                        (size_multiple_why.empty() ? "" : " (" + size_multiple_why + ")"));
 }
 
-const StrandStrategyInfo& StrandWorkloadEntry::strategy(std::string_view n) const {
+const StrategyInfo& StrandWorkloadEntry::strategy(std::string_view n) const {
   std::string names;
-  for (const StrandStrategyInfo& i : strategies) {
+  for (const StrategyInfo& i : strategies) {
     if (i.name == n) return i;
     names += (names.empty() ? "" : ", ") + i.name;
   }

@@ -26,7 +26,7 @@ struct StrandWorkloadEntry {
   /// Width and height must be multiples of this (path-tracer: 4, whole 4×4 patch tasks); 1 for the others.
   uint32_t size_multiple = 1;
   std::string size_multiple_why;                  ///< why, for the message: "one strand per pixel of …"
-  std::vector<StrandStrategyInfo> strategies;     ///< registry order
+  std::vector<StrategyInfo> strategies;     ///< registry order
   /// How strategies' results must agree: exact for mandelbrot, a tolerance for the volume workloads.
   StrandTolerance tolerance;
   StrandViewKind view_kind = StrandViewKind::Plane;  ///< which StrandViewParams fields run() reads
@@ -49,7 +49,7 @@ struct StrandWorkloadEntry {
       run_fn;  ///< what run() calls (set by the registry)
 
   /// Throws InputError("", "--strategy", …) listing the names if `name` is not registered.
-  const StrandStrategyInfo& strategy(std::string_view name) const;
+  const StrategyInfo& strategy(std::string_view name) const;
   /// Throws InputError("", option, "WxH: width and height must be multiples of M for NAME (why)") unless width
   /// and height are multiples of size_multiple (run() checks it too; callers check early for a one-line error).
   void check_size_multiple(uint32_t width, uint32_t height, const std::string& option) const;

@@ -1,5 +1,6 @@
 // The strategy registry of the path tracer's patch workload: one registration line per strategy.
 #include "app/session/session.h"
+#include "sched/cpu/cpu_to_completion.h"
 #include "sched/cpu/cpu_waves.h"
 #include "sched/cpu/exact_priority.h"
 #include "sched/gpu/gpu_strategies.cuh"
@@ -16,8 +17,10 @@ const StrategyRegistry<PatchWorkload>& patch_strategies() {
       const StrategyInfo info = probe->info();
       r.add(info, [make] { return std::unique_ptr<PatchStrategy>(make()); });
     };
-    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, false>>(); });
-    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, true>>(); });
+    add([] { return std::make_unique<CpuToCompletionStrategy<PatchWorkload, false>>(); });  // sequential
+    add([] { return std::make_unique<CpuToCompletionStrategy<PatchWorkload, true>>(); });   // cpu-parallel
+    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, false>>(); });          // sequential-waves
+    add([] { return std::make_unique<CpuWaveStrategy<PatchWorkload, true>>(); });           // cpu-waves
     add([] { return std::make_unique<ExactPriorityStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<UniformStrategy<PatchWorkload>>(); });
     add([] { return std::make_unique<SortedWavesStrategy<PatchWorkload>>(); });

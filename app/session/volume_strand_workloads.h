@@ -1,7 +1,7 @@
 // The volume strand workloads built by name for the strand bench and the CLI: the volume is loaded once
 // per process and shared; CPU strategies get a workload over its host samples, GPU strategies one over a
 // DeviceVolume uploaded on first use. For app/session/strand_workloads.cu's registry (one line each, with
-// the strategy's side: StrandStrategyInfo::needs_gpu → Side::Device).
+// the strategy's side: StrategyInfo::side → Side::Device).
 #pragma once
 
 #include <cstdint>

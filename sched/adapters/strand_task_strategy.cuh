@@ -194,19 +194,20 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
   using TW = StrandTaskWorkload<SW>;
 
  public:
-  StrandTaskStrategy(StrandTaskBudget budget, std::string section) : budget_(budget) {
+  explicit StrandTaskStrategy(StrandTaskBudget budget) : budget_(budget) {
     const StrategyInfo patch = TS<TW>().info();  // constructing a task strategy touches no CUDA
     info_.name = patch.name;
     info_.description = "groups of 32 strands as tasks re-enqueued after each quantum of updates; " + patch.description;
-    info_.section = std::move(section);
-    info_.needs_gpu = patch.side == Side::Device;
+    info_.section = patch.section;
+    info_.side = patch.side;
+    info_.priorities = patch.priorities;
     info_.knobs = {"task-quantum", "task-priority"};
   }
-  const StrandStrategyInfo& info() const override { return info_; }
+  const StrategyInfo& info() const override { return info_; }
 
   StrandRun<SW> run(const SW& w, const StrandRunSettings& s) override {
     validate_strand_settings(s);
-    const Side side = info_.needs_gpu ? Side::Device : Side::Host;
+    const Side side = info_.side;
     TW tw(w, side, s);
     TS<TW> strategy;
     if (Params* p = strategy.params()) p->apply(s.task_knobs);  // InputError naming a bad knob value
@@ -258,7 +259,7 @@ class StrandTaskStrategy final : public StrandStrategy<SW> {
 
  private:
   StrandTaskBudget budget_;
-  StrandStrategyInfo info_;
+  StrategyInfo info_;
 };
 
 }  // namespace mv

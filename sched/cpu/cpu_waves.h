@@ -1,4 +1,5 @@
-// CPU strategies `sequential` (one thread) and `cpu-parallel` (TBB): priority waves on the host.
+// CPU strategies `sequential-waves` (one thread) and `cpu-waves` (TBB): priority waves on the host, the host
+// twin of the GPU's sorted-waves.
 //
 // Each wave takes the K = min(wave_size, budget) unfinished tasks of highest priority (std::nth_element,
 // then sorted, ties by task index) and executes each with `run_task` on the host. They are the speed-up
@@ -22,10 +23,10 @@ template <class W, bool Parallel>
 class CpuWaveStrategy final : public Strategy<W> {
  public:
   CpuWaveStrategy()
-      : info_{Parallel ? "cpu-parallel" : "sequential",
-              Parallel ? "CPU, all cores (TBB): waves of the K highest-priority tasks"
-                       : "CPU, one thread: waves of the K highest-priority tasks",
-              Side::Host} {}
+      : info_{Parallel ? "cpu-waves" : "sequential-waves",
+              Parallel ? "CPU, all cores (TBB): waves of the K highest-priority tasks (sorted-waves on the host)"
+                       : "CPU, one thread: waves of the K highest-priority tasks (sorted-waves on the host)",
+              "Kerbl 2012 §1–2 (host-sorted waves)", Side::Host, false, {}, true} {}
   const StrategyInfo& info() const override { return info_; }
 
   StepStats step(W& w, uint64_t budget_work, const ScheduleSettings& s) override {

@@ -22,7 +22,7 @@ class ExactPriorityStrategy final : public Strategy<W> {
  public:
   ExactPriorityStrategy()
       : info_{"sequential-priority", "CPU, one thread: one task at a time by an exact priority queue",
-              Side::Host} {}
+              "Kerbl 2012 §6.2 (exact priority queue, CPU model)", Side::Host, false, {}, true} {}
   const StrategyInfo& info() const override { return info_; }
 
   StepStats step(W& w, uint64_t budget_work, const ScheduleSettings&) override {

@@ -130,15 +130,26 @@ struct HostRun {
 };
 }  // namespace strand_detail
 
+/// The info records of Lehmann 2023's two CPU strategies, shared by their strand form (below) and their form
+/// on the progressive film's patch tasks (sched/cpu/cpu_to_completion.h): one name, one algorithm.
+inline const StrategyInfo& sequential_strategy_info() {
+  static const StrategyInfo i{"sequential", "CPU, one thread: each item to completion in index order",
+                              "Lehmann 2023 §4.1.2 (baseline)", Side::Host};
+  return i;
+}
+inline const StrategyInfo& cpu_parallel_strategy_info() {
+  static const StrategyInfo i{"cpu-parallel",
+                              "CPU, all cores (TBB): one update per active item per super-step, blocks of items per "
+                              "task, a barrier after each super-step",
+                              "Lehmann 2023 §2.3 (Diderot's parallel runtime)", Side::Host, false, {"cpu-block"}};
+  return i;
+}
+
 /// `sequential`: one CPU thread runs strand 0, 1, …, N−1 to completion with run_item.
 template <class W>
 class SequentialStrands final : public StrandStrategy<W> {
  public:
-  const StrandStrategyInfo& info() const override {
-    static const StrandStrategyInfo i{"sequential", "CPU, one thread: each strand to completion in index order",
-                                      "Lehmann 2023 §4.1.2 (baseline)"};
-    return i;
-  }
+  const StrategyInfo& info() const override { return sequential_strategy_info(); }
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
     strand_detail::HostRun<W> h(w, s);
     const auto t0 = std::chrono::steady_clock::now();
@@ -155,13 +166,7 @@ class SequentialStrands final : public StrandStrategy<W> {
 template <class W>
 class CpuParallelStrands final : public StrandStrategy<W> {
  public:
-  const StrandStrategyInfo& info() const override {
-    static const StrandStrategyInfo i{"cpu-parallel",
-                                      "CPU, all cores (TBB): one update per active strand per super-step, blocks of "
-                                      "strands per task, a barrier after each super-step",
-                                      "Lehmann 2023 §2.3 (Diderot's parallel runtime)", false, false, {"cpu-block"}};
-    return i;
-  }
+  const StrategyInfo& info() const override { return cpu_parallel_strategy_info(); }
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
     strand_detail::HostRun<W> h(w, s);
     const uint32_t n = h.n;

@@ -99,7 +99,8 @@ class UniformStrategy final : public Strategy<W> {
     cursor_ = 0;
   }
 
-  StrategyInfo info_{"uniform", "GPU: every unfinished patch once per pass, ignoring priorities", Side::Device};
+  StrategyInfo info_{"uniform", "GPU: every unfinished patch once per pass, ignoring priorities",
+                     "Kerbl 2012 §6.3 (uniform baseline)", Side::Device};
   DeviceBuffer<uint32_t> iota_, list_;
   DeviceBuffer<uint8_t> flags_, temp_;
   DeviceBuffer<int> selected_;
@@ -143,7 +144,8 @@ class SortedWavesStrategy final : public Strategy<W> {
   }
 
   StrategyInfo info_{"sorted-waves",
-                     "GPU: each wave sorts all priorities (CUB radix sort) and runs the K highest", Side::Device};
+                     "GPU: each wave sorts all priorities (CUB radix sort) and runs the K highest",
+                     "Kerbl 2012 §1–2 (host-sorted waves)", Side::Device, false, {}, true};
   DeviceBuffer<uint32_t> iota_, order_;
   DeviceBuffer<float> keys_;
   DeviceBuffer<uint8_t> temp_;

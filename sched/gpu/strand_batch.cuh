@@ -32,10 +32,10 @@ template <class W>
 class CudaBatchStrands final : public StrandStrategy<W> {
  public:
   explicit CudaBatchStrands(StrandOrder order) : order_(order), info_(make_info(order)) {}
-  const StrandStrategyInfo& info() const override { return info_; }
+  const StrategyInfo& info() const override { return info_; }
 
-  static StrandStrategyInfo make_info(StrandOrder order) {
-    StrandStrategyInfo i = strand_detail::gpu_strand_info(order, StrandMemory::Device);
+  static StrategyInfo make_info(StrandOrder order) {
+    StrategyInfo i = strand_detail::gpu_strand_info(order, StrandMemory::Device);
     const bool permute = order == StrandOrder::Permuted;
     i.name = permute ? "cuda-batch-permute" : "cuda-batch";
     i.description = permute ? "GPU, one launch: thread t runs strands perm[t], perm[t+nb], ... each to completion"
@@ -57,7 +57,7 @@ class CudaBatchStrands final : public StrandStrategy<W> {
 
  private:
   StrandOrder order_;
-  StrandStrategyInfo info_;
+  StrategyInfo info_;
 };
 
 }  // namespace mv

@@ -62,10 +62,10 @@ class CudaBspStrands final : public StrandStrategy<W> {
  public:
   /// Throws std::invalid_argument for the permuted order in managed memory (not one of Lehmann's).
   CudaBspStrands(StrandOrder order, StrandMemory memory) : order_(order), memory_(memory), info_(make_info(order, memory)) {}
-  const StrandStrategyInfo& info() const override { return info_; }
+  const StrategyInfo& info() const override { return info_; }
 
-  static StrandStrategyInfo make_info(StrandOrder order, StrandMemory memory) {
-    StrandStrategyInfo i = strand_detail::gpu_strand_info(order, memory);
+  static StrategyInfo make_info(StrandOrder order, StrandMemory memory) {
+    StrategyInfo i = strand_detail::gpu_strand_info(order, memory);
     const bool permute = order == StrandOrder::Permuted;
     if (memory == StrandMemory::Device) {
       i.name = permute ? "cuda-permute" : "cuda";
@@ -113,7 +113,7 @@ class CudaBspStrands final : public StrandStrategy<W> {
  private:
   StrandOrder order_;
   StrandMemory memory_;
-  StrandStrategyInfo info_;
+  StrategyInfo info_;
 };
 
 }  // namespace mv

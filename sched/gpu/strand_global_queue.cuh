@@ -44,10 +44,10 @@ template <class W>
 class CudaGlobalQueueStrands final : public StrandStrategy<W> {
  public:
   explicit CudaGlobalQueueStrands(StrandMemory memory) : memory_(memory), info_(make_info(memory)) {}
-  const StrandStrategyInfo& info() const override { return info_; }
+  const StrategyInfo& info() const override { return info_; }
 
-  static StrandStrategyInfo make_info(StrandMemory memory) {
-    StrandStrategyInfo i = strand_detail::gpu_strand_info(StrandOrder::Index, memory);
+  static StrategyInfo make_info(StrandMemory memory) {
+    StrategyInfo i = strand_detail::gpu_strand_info(StrandOrder::Index, memory);
     const bool managed = memory == StrandMemory::Managed;
     i.name = managed ? "cuda-global-queue-unified-memory" : "cuda-global-queue";
     i.knobs.insert(i.knobs.begin(), "work-unit");
@@ -74,7 +74,7 @@ class CudaGlobalQueueStrands final : public StrandStrategy<W> {
 
  private:
   StrandMemory memory_;
-  StrandStrategyInfo info_;
+  StrategyInfo info_;
 };
 
 }  // namespace mv

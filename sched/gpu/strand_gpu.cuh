@@ -141,9 +141,9 @@ GridConfig resolve_strand_grid(const GridConfig& g, Kernel kernel, const char* k
 
 /// The info record every GPU strand strategy starts from: needs a GPU, reads the grid, and the knobs of
 /// its order (permute-seed) and memory (prefetch, managed-counter).
-inline StrandStrategyInfo gpu_strand_info(StrandOrder order, StrandMemory memory) {
-  StrandStrategyInfo i;
-  i.needs_gpu = true;
+inline StrategyInfo gpu_strand_info(StrandOrder order, StrandMemory memory) {
+  StrategyInfo i;
+  i.side = Side::Device;
   i.uses_grid = true;
   if (order == StrandOrder::Permuted) i.knobs.push_back("permute-seed");
   if (memory == StrandMemory::Managed) i.knobs.insert(i.knobs.end(), {"prefetch", "managed-counter"});

@@ -113,7 +113,7 @@ class ToCompletionStrategy final : public Strategy<W> {
                              "counter and run each to its target (bucket order); priorities are ignored"
                            : "GPU, Lehmann 2023 §3.3 on patch tasks: warp w runs patches w, w + W, … each to its "
                              "target (bucket order); priorities are ignored",
-                     Side::Device};
+                     Queue ? "Lehmann 2023 §3.4" : "Lehmann 2023 §3.3", Side::Device};
   ToCompletionSettings settings_;
   BoundParams<ToCompletionSettings> params_{table(), settings_};
   DeviceBuffer<ToCompletionShared> shared_;

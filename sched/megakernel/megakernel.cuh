@@ -450,7 +450,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   StrategyInfo info_{"megakernel",
                      "GPU: persistent priority megakernel, a controller block sorts the queue's segments "
                      "(Kerbl 2012); optionally several controller blocks",
-                     Side::Device};
+                     "Kerbl 2012 §3–5 (priority megakernel)", Side::Device, false, {}, true};
   MegakernelSettings settings_;
   BoundParams<MegakernelSettings> params_{megakernel_params(), settings_};
   MegakernelStats stats_;

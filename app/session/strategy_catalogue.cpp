@@ -1,0 +1,88 @@
+#include "app/session/strategy_catalogue.h"
+
+#include <map>
+#include <stdexcept>
+
+#include "app/session/session.h"
+#include "app/session/strand_workloads.h"
+#include "base/errors.h"
+
+namespace mv {
+
+namespace {
+
+/// Why a strand strategy has no form on the film. Each reason is the design's, not a gap in the code.
+const std::map<std::string, std::string>& film_reasons() {
+  static const std::map<std::string, std::string> r = {
+      {"cuda", "on the film, Lehmann's BSP super-step (one update per unfinished item, one launch a pass) is "
+               "`uniform`"},
+      {"cuda-permute", "the permutation spreads strands whose cost follows their index over the threads; the "
+                       "film's patches are started in priority or index order instead (uniform, cuda-batch)"},
+      {"cuda-batch-permute", "the permutation spreads strands whose cost follows their index over the threads; "
+                             "the film's patches are started in priority or index order instead (cuda-batch)"},
+      {"cuda-unified-memory", "the film is device memory shared with OpenGL (CUDA-GL interop); managed memory "
+                              "would move it to the host at every displayed frame"},
+      {"cuda-global-queue-unified-memory", "the film is device memory shared with OpenGL (CUDA-GL interop); "
+                                           "managed memory would move it to the host at every displayed frame"},
+  };
+  return r;
+}
+
+/// Why a film strategy has no form on strands.
+const std::map<std::string, std::string>& strand_reasons() {
+  static const std::map<std::string, std::string> r = {
+      {"sequential-waves", "priority waves over single items; strands run under priorities as groups of 32 "
+                           "tasks: use sorted-waves or sequential-priority"},
+      {"cpu-waves", "priority waves over single items; strands run under priorities as groups of 32 tasks: "
+                    "use sorted-waves or sequential-priority"},
+  };
+  return r;
+}
+
+std::string reason(const std::map<std::string, std::string>& reasons, const std::string& name, const char* kind) {
+  const auto it = reasons.find(name);
+  if (it == reasons.end())
+    throw std::logic_error("strategy \"" + name + "\" does not run " + kind + " and its catalogue entry says not why");
+  return it->second;
+}
+
+std::vector<CatalogueEntry> build() {
+  std::vector<CatalogueEntry> v;
+  const auto& strands = find_strand_workload("mandelbrot").strategies;  // every strand workload has the same
+  for (const StrategyInfo& i : strands) v.push_back({i, "", ""});
+  for (const auto& e : patch_strategies().entries()) {
+    CatalogueEntry* same = nullptr;
+    for (CatalogueEntry& c : v)
+      if (c.info.name == e.info.name) same = &c;
+    if (!same) {
+      v.push_back({e.info, "", reason(strand_reasons(), e.info.name, "strand programs")});
+      continue;
+    }
+    if (same->info.section != e.info.section || same->info.side != e.info.side)
+      throw std::logic_error("strategy \"" + e.info.name + "\" names two algorithms: \"" + same->info.section +
+                             "\" on strands, \"" + e.info.section + "\" on the film");
+    same->info.progressive = true;
+    same->info.priorities = same->info.priorities || e.info.priorities;
+  }
+  for (CatalogueEntry& c : v)
+    if (!c.info.progressive) c.film_why = reason(film_reasons(), c.info.name, "the film");
+  return v;
+}
+
+}  // namespace
+
+const std::vector<CatalogueEntry>& strategy_catalogue() {
+  static const std::vector<CatalogueEntry> catalogue = build();
+  return catalogue;
+}
+
+const CatalogueEntry& find_catalogue_entry(std::string_view name) {
+  std::string names;
+  for (const CatalogueEntry& e : strategy_catalogue()) {
+    if (e.info.name == name) return e;
+    names += (names.empty() ? "" : ", ") + e.info.name;
+  }
+  throw InputError("", "--strategy", "unknown strategy \"" + std::string(name) + "\" (allowed: " + names + ")");
+}
+
+}  // namespace mv
