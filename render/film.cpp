@@ -39,60 +39,27 @@ void Film::allocate(int width, int height, bool use_device) {
   grid_ = PatchGrid(width, height);
   has_device_ = use_device;
   const size_t n = pixels(), np = grid_.num_patches();
-  h_sum_.assign(n, Rgba32f{});
-  h_sum_sq_.assign(n, Rgba32f{});
-  h_half_sum_.assign(n, Rgba32f{});
-  h_spp_.assign(n, 0);
-  h_patch_spp_.assign(np, 0);
-  h_patch_state_.assign(np, 0);
-  if (use_device) {
-    d_sum_.resize(n);
-    d_sum_sq_.resize(n);
-    d_half_sum_.resize(n);
-    d_spp_.resize(n);
-    d_patch_spp_.resize(np);
-    d_patch_state_.resize(np);
-  } else {
-    d_sum_ = {};
-    d_sum_sq_ = {};
-    d_half_sum_ = {};
-    d_spp_ = {};
-    d_patch_spp_ = {};
-    d_patch_state_ = {};
-  }
+  sum_.assign(n, use_device);
+  sum_sq_.assign(n, use_device);
+  half_sum_.assign(n, use_device);
+  spp_.assign(n, use_device);
+  patch_spp_.assign(np, use_device);
+  patch_state_.assign(np, use_device);
   current_ = Side::Host;
   host_stale_ = false;
   clear();
 }
 
 void Film::clear() {
-  std::fill(h_sum_.begin(), h_sum_.end(), Rgba32f{});
-  std::fill(h_sum_sq_.begin(), h_sum_sq_.end(), Rgba32f{});
-  std::fill(h_half_sum_.begin(), h_half_sum_.end(), Rgba32f{});
-  std::fill(h_spp_.begin(), h_spp_.end(), 0u);
-  std::fill(h_patch_spp_.begin(), h_patch_spp_.end(), 0u);
-  std::fill(h_patch_state_.begin(), h_patch_state_.end(), 0u);
-  if (has_device_) {
-    d_sum_.zero();
-    d_sum_sq_.zero();
-    d_half_sum_.zero();
-    d_spp_.zero();
-    d_patch_spp_.zero();
-    d_patch_state_.zero();
-    MV_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  for_each_buffer([&](auto& b) { b.zero(has_device_); });
+  if (has_device_) MV_CUDA_CHECK(cudaDeviceSynchronize());
   host_stale_ = false;
 }
 
 void Film::sync_host() {
   if (current_ != Side::Device || !host_stale_) return;
   MV_CUDA_CHECK(cudaDeviceSynchronize());
-  d_sum_.download(h_sum_.data(), h_sum_.size());
-  d_sum_sq_.download(h_sum_sq_.data(), h_sum_sq_.size());
-  d_half_sum_.download(h_half_sum_.data(), h_half_sum_.size());
-  d_spp_.download(h_spp_.data(), h_spp_.size());
-  d_patch_spp_.download(h_patch_spp_.data(), h_patch_spp_.size());
-  d_patch_state_.download(h_patch_state_.data(), h_patch_state_.size());
+  for_each_buffer([](auto& b) { b.download(); });
   MV_CUDA_CHECK(cudaDeviceSynchronize());
   host_stale_ = false;
 }
@@ -101,12 +68,7 @@ void Film::make_current(Side side) {
   if (side == current_) return;
   if (side == Side::Device) {
     if (!has_device_) throw CudaError("film: no device copy (no CUDA device in use)");
-    d_sum_.upload(h_sum_);
-    d_sum_sq_.upload(h_sum_sq_);
-    d_half_sum_.upload(h_half_sum_);
-    d_spp_.upload(h_spp_);
-    d_patch_spp_.upload(h_patch_spp_);
-    d_patch_state_.upload(h_patch_state_);
+    for_each_buffer([](auto& b) { b.upload(); });
     MV_CUDA_CHECK(cudaDeviceSynchronize());
   } else {
     sync_host();
@@ -117,22 +79,13 @@ void Film::make_current(Side side) {
 FilmView Film::view(Side side) {
   FilmView v;
   v.grid = grid_;
-  if (side == Side::Host) {
-    v.sum = h_sum_.data();
-    v.sum_sq = h_sum_sq_.data();
-    v.half_sum = h_half_sum_.data();
-    v.spp = h_spp_.data();
-    v.patch_spp = h_patch_spp_.data();
-    v.patch_state = h_patch_state_.data();
-  } else {
-    v.sum = d_sum_.data();
-    v.sum_sq = d_sum_sq_.data();
-    v.half_sum = d_half_sum_.data();
-    v.spp = d_spp_.data();
-    v.patch_spp = d_patch_spp_.data();
-    v.patch_state = d_patch_state_.data();
-    host_stale_ = true;  // a device view may be written by kernels
-  }
+  v.sum = sum_.data(side);
+  v.sum_sq = sum_sq_.data(side);
+  v.half_sum = half_sum_.data(side);
+  v.spp = spp_.data(side);
+  v.patch_spp = patch_spp_.data(side);
+  v.patch_state = patch_state_.data(side);
+  if (side == Side::Device) host_stale_ = true;  // a device view may be written by kernels
   return v;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/common.h"
 #include "base/device_buffer.h"
+#include "base/mirrored_buffer.h"
 #include "render/math.h"
 
 #if defined(__CUDACC__)
@@ -135,12 +136,12 @@ class Film {
   size_t pixels() const { return static_cast<size_t>(grid_.width) * grid_.height; }
   FilmView view(Side side);
   /// The host copy, brought up to date from the device first if the device is current.
-  const std::vector<Rgba32f>& host_sum() { sync_host(); return h_sum_; }
-  const std::vector<Rgba32f>& host_sum_sq() { sync_host(); return h_sum_sq_; }
-  const std::vector<Rgba32f>& host_half_sum() { sync_host(); return h_half_sum_; }
-  const std::vector<uint32_t>& host_spp() { sync_host(); return h_spp_; }
-  const std::vector<uint32_t>& host_patch_spp() { sync_host(); return h_patch_spp_; }
-  const std::vector<uint32_t>& host_patch_state() { sync_host(); return h_patch_state_; }
+  const std::vector<Rgba32f>& host_sum() { sync_host(); return sum_.host; }
+  const std::vector<Rgba32f>& host_sum_sq() { sync_host(); return sum_sq_.host; }
+  const std::vector<Rgba32f>& host_half_sum() { sync_host(); return half_sum_.host; }
+  const std::vector<uint32_t>& host_spp() { sync_host(); return spp_.host; }
+  const std::vector<uint32_t>& host_patch_spp() { sync_host(); return patch_spp_.host; }
+  const std::vector<uint32_t>& host_patch_state() { sync_host(); return patch_state_.host; }
   /// Host view after syncing (read-only use: capture, MSE on the CPU, tests).
   FilmView host_view_synced() { sync_host(); return view(Side::Host); }
   /// Per-pixel mean radiance, linear RGB: 3 floats a pixel, row-major, row 0 at the top; black where a
@@ -152,10 +153,19 @@ class Film {
   PatchGrid grid_;
   bool has_device_ = false;
   Side current_ = Side::Host;
-  std::vector<Rgba32f> h_sum_, h_sum_sq_, h_half_sum_;
-  std::vector<uint32_t> h_spp_, h_patch_spp_, h_patch_state_;
-  DeviceBuffer<Rgba32f> d_sum_, d_sum_sq_, d_half_sum_;
-  DeviceBuffer<uint32_t> d_spp_, d_patch_spp_, d_patch_state_;
+  /// Calls f on each of the six buffers, in the order of FilmView's fields.
+  template <class F>
+  void for_each_buffer(F f) {
+    f(sum_);
+    f(sum_sq_);
+    f(half_sum_);
+    f(spp_);
+    f(patch_spp_);
+    f(patch_state_);
+  }
+  MirroredBuffer<Rgba32f> sum_, sum_sq_, half_sum_;   // per pixel
+  MirroredBuffer<uint32_t> spp_;                      // per pixel
+  MirroredBuffer<uint32_t> patch_spp_, patch_state_;  // per patch
   bool host_stale_ = false;  // device current and host copy older than it
 };
 

@@ -143,31 +143,26 @@ def read_meta(csv_path):
         return {}
 
 
+# The kind of a CSV without metadata: the first entry whose columns the CSV all has, in this order.
+KIND_BY_COLUMNS = [
+    ({"series", "busy_ms", "spp_mean", "mse"}, "mse-curve"),
+    ({"method", "n", "threads", "median_us"}, "sort-bench"),
+    ({"score_controller", "score_fifo", "gpu"}, "sched-bench"),
+    ({"score_controller", "score_fifo", "workers", "order"}, "sched-model"),
+    ({"strategy", "config", "s_full_mean", "doc_h100_s"}, "gibbs-blocks"),
+    ({"workload", "strategy", "n", "median_ms", "speedup_vs_sequential"}, "strand-sweep"),
+    ({"depth", "exchange", "overlap", "ms_per_iteration", "pack_ms"}, "stencil-bench"),
+    ({"workload", "strategy", "median_ms", "steps_cv"}, "strand-bench"),
+    ({"strategy", "priority", "repeat", "busy_ms"}, "bench"),
+    ({"ticket", "task", "score"}, "order-log"),
+]
+
+
 def kind_of(columns, meta):
     if meta.get("kind"):
         return meta["kind"]
     c = set(columns)
-    if {"series", "busy_ms", "spp_mean", "mse"} <= c:
-        return "mse-curve"
-    if {"method", "n", "threads", "median_us"} <= c:
-        return "sort-bench"
-    if {"score_controller", "score_fifo", "gpu"} <= c:
-        return "sched-bench"
-    if {"score_controller", "score_fifo", "workers", "order"} <= c:
-        return "sched-model"
-    if {"strategy", "config", "s_full_mean", "doc_h100_s"} <= c:
-        return "gibbs-blocks"
-    if {"workload", "strategy", "n", "median_ms", "speedup_vs_sequential"} <= c:
-        return "strand-sweep"
-    if {"depth", "exchange", "overlap", "ms_per_iteration", "pack_ms"} <= c:
-        return "stencil-bench"
-    if {"workload", "strategy", "median_ms", "steps_cv"} <= c:
-        return "strand-bench"
-    if {"strategy", "priority", "repeat", "busy_ms"} <= c:
-        return "bench"
-    if {"ticket", "task", "score"} <= c:
-        return "order-log"
-    return None
+    return next((kind for need, kind in KIND_BY_COLUMNS if need <= c), None)
 
 
 def subtitle(meta, csv_path, extra=""):

@@ -7,23 +7,18 @@
 namespace mv {
 
 DeviceScene::DeviceScene(const Scene& s) {
-  materials_.upload(s.materials);
-  spheres_.upload(s.spheres);
-  boxes_.upload(s.boxes);
-  quads_.upload(s.quads);
-  lights_.upload(s.lights);
-  light_cdf_.upload(s.light_cdf);
+  arrays_.materials.upload(s.materials);
+  arrays_.spheres.upload(s.spheres);
+  arrays_.boxes.upload(s.boxes);
+  arrays_.quads.upload(s.quads);
+  arrays_.lights.upload(s.lights);
+  arrays_.light_cdf.upload(s.light_cdf);
   MV_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 SceneView DeviceScene::view(const SceneView& h) const {
   SceneView v = h;
-  v.materials = materials_.data();
-  v.spheres = spheres_.data();
-  v.boxes = boxes_.data();
-  v.quads = quads_.data();
-  v.lights = lights_.data();
-  v.light_cdf = light_cdf_.data();
+  point_scene_view(v, arrays_);
   return v;
 }
 

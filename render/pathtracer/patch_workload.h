@@ -26,12 +26,15 @@ class DeviceScene {
   SceneView view(const SceneView& host_view) const;
 
  private:
-  DeviceBuffer<Material> materials_;
-  DeviceBuffer<Sphere> spheres_;
-  DeviceBuffer<Box> boxes_;
-  DeviceBuffer<Quad> quads_;
-  DeviceBuffer<uint32_t> lights_;
-  DeviceBuffer<float> light_cdf_;
+  struct Arrays {  // the device copies of the Scene's arrays, under the same names
+    DeviceBuffer<Material> materials;
+    DeviceBuffer<Sphere> spheres;
+    DeviceBuffer<Box> boxes;
+    DeviceBuffer<Quad> quads;
+    DeviceBuffer<uint32_t> lights;
+    DeviceBuffer<float> light_cdf;
+  };
+  Arrays arrays_;
 };
 
 class PatchWorkload {

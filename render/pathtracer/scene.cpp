@@ -22,12 +22,7 @@ void Scene::finalize() {
 
 SceneView Scene::host_view_at(int w, int h) const {
   SceneView v;
-  v.materials = materials.data();
-  v.spheres = spheres.data();
-  v.boxes = boxes.data();
-  v.quads = quads.data();
-  v.lights = lights.data();
-  v.light_cdf = light_cdf.data();
+  point_scene_view(v, *this);
   v.num_materials = static_cast<uint32_t>(materials.size());
   v.num_spheres = static_cast<uint32_t>(spheres.size());
   v.num_boxes = static_cast<uint32_t>(boxes.size());

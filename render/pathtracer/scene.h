@@ -95,6 +95,19 @@ struct SceneView {
   int width = 0, height = 0;
 };
 
+/// Points the six arrays of `v` at those of `a`: a.materials, a.spheres, a.boxes, a.quads, a.lights and
+/// a.light_cdf, each with data() (a Scene's host vectors, or the device buffers of DeviceScene,
+/// render/pathtracer/patch_workload.h). Counts and everything else in `v` stay.
+template <class Arrays>
+void point_scene_view(SceneView& v, const Arrays& a) {
+  v.materials = a.materials.data();
+  v.spheres = a.spheres.data();
+  v.boxes = a.boxes.data();
+  v.quads = a.quads.data();
+  v.lights = a.lights.data();
+  v.light_cdf = a.light_cdf.data();
+}
+
 /// Limits enforced by the loader and by the GUI (render/pathtracer/scene_io.h).
 inline constexpr int kMinResolution = 4;
 inline constexpr int kMaxResolution = 16384;

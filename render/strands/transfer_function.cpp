@@ -2,31 +2,17 @@
 #include "render/strands/transfer_function.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 
 #include "base/errors.h"
+#include "render/strands/param_check.h"
 
 namespace mv {
 
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-void check_unit(const std::string& context, const std::string& field, float v) {
-  if (!(v >= 0.f && v <= 1.f)) throw InputError(context, field, num(v) + " is out of range [0, 1]");
-}
-
-void check_color(const std::string& context, const std::string& field, Vec3 c) {
-  check_unit(context, field + ".r", c.x);
-  check_unit(context, field + ".g", c.y);
-  check_unit(context, field + ".b", c.z);
-}
+using param_check::num;
 
 Vec3 lerp(Vec3 a, Vec3 b, float t) { return a + (b - a) * t; }
 
@@ -51,8 +37,8 @@ void TransferFunction1D::validate(const std::string& context) const {
       throw InputError(context, f + ".value",
                        num(p.value) + " is out of range: values must increase strictly (previous point " +
                            num(points[i - 1].value) + ")");
-    check_color(context, f + ".color", p.color);
-    check_unit(context, f + ".opacity", p.opacity);
+    param_check::color(context, f + ".color", p.color);
+    param_check::range(context, f + ".opacity", p.opacity, 0.0, 1.0);
   }
 }
 
@@ -136,12 +122,12 @@ void CurvatureColors::validate(const std::string& context) const {
     throw InputError(context, "curvature.kappa_max", num(kappa_max) + " is out of range (0, 1e6]");
   if (!(saturation > 0.f && saturation <= 1.f))
     throw InputError(context, "curvature.saturation", num(saturation) + " is out of range (0, 1]");
-  check_color(context, "curvature.concave", concave);
-  check_color(context, "curvature.valley", valley);
-  check_color(context, "curvature.saddle", saddle);
-  check_color(context, "curvature.ridge", ridge);
-  check_color(context, "curvature.convex", convex);
-  check_color(context, "curvature.flat", flat);
+  param_check::color(context, "curvature.concave", concave);
+  param_check::color(context, "curvature.valley", valley);
+  param_check::color(context, "curvature.saddle", saddle);
+  param_check::color(context, "curvature.ridge", ridge);
+  param_check::color(context, "curvature.convex", convex);
+  param_check::color(context, "curvature.flat", flat);
 }
 
 Vec3 CurvatureColors::eval(float k1, float k2) const {

@@ -3,7 +3,6 @@
 #include "render/strands/volume_ray.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "base/errors.h"
@@ -13,11 +12,7 @@ namespace mv {
 
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using param_check::num;
 
 bool finite3(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
@@ -146,11 +141,11 @@ void validate_volume_ray(const VolumeRaySpec& s, const std::string& context) {
     if (!std::isfinite(s.near_depth)) throw InputError(context, "near_depth", "not a finite number");
     if (!std::isfinite(s.far_depth) || !(s.far_depth > s.near_depth))
       throw InputError(context, "far_depth",
-                       param_check::num(s.far_depth) + " is out of range: beyond near_depth " + param_check::num(s.near_depth));
+                       num(s.far_depth) + " is out of range: beyond near_depth " + num(s.near_depth));
     if (!(dist + s.far_depth > 0.f))
       throw InputError(context, "far_depth",
-                       param_check::num(s.far_depth) + " is out of range: the far plane must lie in front of the eye (> " +
-                           param_check::num(-dist) + ")");
+                       num(s.far_depth) + " is out of range: the far plane must lie in front of the eye (> " +
+                           num(-dist) + ")");
   }
 }
 

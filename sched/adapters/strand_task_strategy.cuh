@@ -27,6 +27,7 @@
 
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
+#include "base/mirrored_buffer.h"
 #include "sched/gpu/gpu_common.cuh"
 #include "sched/gpu/strand_gpu.cuh"
 #include "sched/strand_strategy.h"
@@ -71,35 +72,18 @@ class StrandTaskWorkload {
     view_.max_steps = s.max_steps;
     view_.rule = s.task_priority;
     const uint32_t n = view_.strands, g = num_tasks();
+    view_.state = resize_on(side, h_state_, d_state_, n);
+    view_.status = resize_on(side, h_status_, d_status_, n);
+    view_.steps = resize_on(side, h_steps_, d_steps_, n);
+    view_.done = resize_on(side, h_done_, d_done_, g);
+    view_.priority = resize_on(side, h_priority_, d_priority_, g);
     if (side == Side::Device) {
-      d_state_.resize(n);
-      d_status_.resize(n);
-      d_steps_.resize(n);
-      d_done_.resize(g);
-      d_priority_.resize(g);
       counters_.resize(1);
-      view_.state = d_state_.data();
-      view_.status = d_status_.data();
-      view_.steps = d_steps_.data();
-      view_.done = d_done_.data();
-      view_.priority = d_priority_.data();
       view_.counters = counters_.data();
       if (s.record_finish_order) view_.finish = d_finish_.allocate(n);
-    } else {
-      h_state_.resize(n);
-      h_status_.resize(n);
-      h_steps_.resize(n);
-      h_done_.resize(g);
-      h_priority_.resize(g);
-      view_.state = h_state_.data();
-      view_.status = h_status_.data();
-      view_.steps = h_steps_.data();
-      view_.done = h_done_.data();
-      view_.priority = h_priority_.data();
-      if (s.record_finish_order) {
-        h_finish_.resize(n);
-        view_.finish = FinishTickets{h_finish_.data(), &h_finish_next_};
-      }
+    } else if (s.record_finish_order) {
+      h_finish_.resize(n);
+      view_.finish = FinishTickets{h_finish_.data(), &h_finish_next_};
     }
   }
 

@@ -150,23 +150,18 @@ __global__ void __launch_bounds__(BX* BY)
       if (col + 3 >= 0 && col + 3 < r.w) out[i + 3] = o.w;
     }
   };
-  if (rows == ROWS) {
+  auto next_row = [&] {  // the row at i, its south neighbours loaded here; then the window moves one row down
+    const float4 s = load ? *reinterpret_cast<const float4*>(in + i + pitch) : zero;
+    row(s);
+    n = c;
+    c = s;
+    i += pitch;
+  };
+  if (rows == ROWS) {  // a whole strip: unrolled
 #pragma unroll
-    for (int k = 0; k < ROWS; ++k) {
-      const float4 s = load ? *reinterpret_cast<const float4*>(in + i + pitch) : zero;
-      row(s);
-      n = c;
-      c = s;
-      i += pitch;
-    }
+    for (int k = 0; k < ROWS; ++k) next_row();
   } else {
-    for (int k = 0; k < rows; ++k) {
-      const float4 s = load ? *reinterpret_cast<const float4*>(in + i + pitch) : zero;
-      row(s);
-      n = c;
-      c = s;
-      i += pitch;
-    }
+    for (int k = 0; k < rows; ++k) next_row();
   }
 }
 
