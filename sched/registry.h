@@ -24,8 +24,13 @@ class NamedRegistry {
     Info info;
     Factory make;
   };
-  explicit NamedRegistry(std::string noun) : noun_(std::move(noun)) {}
-  void add(Info info, Factory make) { entries_.push_back({std::move(info), std::move(make)}); }
+  /// `stamp` (may be empty) edits every info record as it is added: what all entries of this registry share.
+  explicit NamedRegistry(std::string noun, std::function<void(Info&)> stamp = {})
+      : noun_(std::move(noun)), stamp_(std::move(stamp)) {}
+  void add(Info info, Factory make) {
+    if (stamp_) stamp_(info);
+    entries_.push_back({std::move(info), std::move(make)});
+  }
   const std::vector<Entry>& entries() const { return entries_; }
   /// Throws InputError("", "strategy", …) listing the registered names if `name` is unknown.
   const Entry& find(std::string_view name) const {
@@ -48,6 +53,7 @@ class NamedRegistry {
 
  private:
   std::string noun_;
+  std::function<void(Info&)> stamp_;
   std::vector<Entry> entries_;
 };
 

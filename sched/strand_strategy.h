@@ -172,14 +172,10 @@ class StrandStrategy {
 /// registered here runs to completion (StrategyInfo::run_to_completion).
 template <class W>
 class StrandStrategyRegistry : public NamedRegistry<StrategyInfo, StrandStrategy<W>> {
-  using Base = NamedRegistry<StrategyInfo, StrandStrategy<W>>;
-
  public:
-  StrandStrategyRegistry() : Base("strand strategy") {}
-  void add(StrategyInfo info, typename Base::Factory make) {
-    info.run_to_completion = true;
-    Base::add(std::move(info), std::move(make));
-  }
+  StrandStrategyRegistry()
+      : NamedRegistry<StrategyInfo, StrandStrategy<W>>("strand strategy",
+                                                       [](StrategyInfo& i) { i.run_to_completion = true; }) {}
 };
 
 inline std::string strand_task_text(const StrandRunSettings& s) {

@@ -63,14 +63,9 @@ class Strategy {
 /// Every strategy registered here is progressive (StrategyInfo::progressive).
 template <class W>
 class StrategyRegistry : public NamedRegistry<StrategyInfo, Strategy<W>> {
-  using Base = NamedRegistry<StrategyInfo, Strategy<W>>;
-
  public:
-  StrategyRegistry() : Base("strategy") {}
-  void add(StrategyInfo info, typename Base::Factory make) {
-    info.progressive = true;
-    Base::add(std::move(info), std::move(make));
-  }
+  StrategyRegistry()
+      : NamedRegistry<StrategyInfo, Strategy<W>>("strategy", [](StrategyInfo& i) { i.progressive = true; }) {}
 };
 
 }  // namespace mv

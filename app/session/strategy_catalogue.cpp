@@ -11,31 +11,30 @@ namespace mv {
 
 namespace {
 
-/// Why a strand strategy has no form on the film. Each reason is the design's, not a gap in the code.
+/// Why a strand strategy has no form on the film, and why a film strategy has none on strands. Each reason
+/// is the design's, not a gap in the code.
 const std::map<std::string, std::string>& film_reasons() {
+  static const std::string permuted =
+      "the permutation spreads strands whose cost follows their index over the threads; the film's patches are "
+      "started in priority or index order instead (uniform, cuda-batch)";
+  static const std::string managed =
+      "the film is device memory shared with OpenGL (CUDA-GL interop); managed memory would move it to the "
+      "host at every displayed frame";
   static const std::map<std::string, std::string> r = {
       {"cuda", "on the film, Lehmann's BSP super-step (one update per unfinished item, one launch a pass) is "
                "`uniform`"},
-      {"cuda-permute", "the permutation spreads strands whose cost follows their index over the threads; the "
-                       "film's patches are started in priority or index order instead (uniform, cuda-batch)"},
-      {"cuda-batch-permute", "the permutation spreads strands whose cost follows their index over the threads; "
-                             "the film's patches are started in priority or index order instead (cuda-batch)"},
-      {"cuda-unified-memory", "the film is device memory shared with OpenGL (CUDA-GL interop); managed memory "
-                              "would move it to the host at every displayed frame"},
-      {"cuda-global-queue-unified-memory", "the film is device memory shared with OpenGL (CUDA-GL interop); "
-                                           "managed memory would move it to the host at every displayed frame"},
+      {"cuda-permute", permuted},
+      {"cuda-batch-permute", permuted},
+      {"cuda-unified-memory", managed},
+      {"cuda-global-queue-unified-memory", managed},
   };
   return r;
 }
-
-/// Why a film strategy has no form on strands.
 const std::map<std::string, std::string>& strand_reasons() {
-  static const std::map<std::string, std::string> r = {
-      {"sequential-waves", "priority waves over single items; strands run under priorities as groups of 32 "
-                           "tasks: use sorted-waves or sequential-priority"},
-      {"cpu-waves", "priority waves over single items; strands run under priorities as groups of 32 tasks: "
-                    "use sorted-waves or sequential-priority"},
-  };
+  static const std::string waves =
+      "priority waves over single items; strands run under priorities as groups of 32 tasks: use sorted-waves "
+      "or sequential-priority";
+  static const std::map<std::string, std::string> r = {{"sequential-waves", waves}, {"cpu-waves", waves}};
   return r;
 }
 

@@ -13,14 +13,12 @@
 // ignored, as in the paper.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
-
 #include <algorithm>
 #include <chrono>
 #include <utility>
 #include <vector>
 
+#include "sched/cpu/host_tasks.h"
 #include "sched/cpu/strand_cpu.h"
 #include "sched/strand_strategy.h"
 #include "sched/strategy.h"
@@ -71,20 +69,10 @@ class CpuToCompletionStrategy final : public Strategy<W> {
         }
         if (piece_.empty()) break;  // every task is at its target
         cursor_ = piece_.back() + 1;
-        using Acc = std::pair<uint64_t, uint32_t>;
-        const Acc acc = tbb::parallel_reduce(
-            tbb::blocked_range<size_t>(0, piece_.size(), settings_.cpu_block), Acc{0, 0},
-            [&](const tbb::blocked_range<size_t>& r, Acc a) {
-              for (size_t i = r.begin(); i != r.end(); ++i) {
-                a.first += v.run_task(piece_[i]);
-                a.second += v.finished(piece_[i]) ? 1u : 0u;
-              }
-              return a;
-            },
-            [](Acc a, Acc b) { return Acc{a.first + b.first, a.second + b.second}; });
-        st.work += acc.first;
+        const HostPass pass = run_host_pass(v, piece_.data(), piece_.size(), true, settings_.cpu_block);
+        st.work += pass.work;
         st.tasks += piece_.size();
-        st.finished += acc.second;
+        st.finished += pass.finished;
       }
     }
     st.busy_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -7,14 +7,11 @@
 // first, i.e. uniformly.
 #pragma once
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
-
 #include <algorithm>
 #include <chrono>
 #include <numeric>
 
+#include "sched/cpu/host_tasks.h"
 #include "sched/strategy.h"
 
 namespace mv {
@@ -47,31 +44,10 @@ class CpuWaveStrategy final : public Strategy<W> {
       };
       if (k < order_.size()) std::nth_element(order_.begin(), order_.begin() + k, order_.end(), by_priority);
       std::sort(order_.begin(), order_.begin() + k, by_priority);
-      uint64_t paths = 0;
-      uint32_t finished = 0;
-      if constexpr (Parallel) {
-        using Acc = std::pair<uint64_t, uint32_t>;
-        const Acc acc = tbb::parallel_reduce(
-            tbb::blocked_range<size_t>(0, k, 1), Acc{0, 0},
-            [&](const tbb::blocked_range<size_t>& r, Acc a) {
-              for (size_t i = r.begin(); i != r.end(); ++i) {
-                a.first += v.run_task(order_[i]);
-                a.second += v.finished(order_[i]) ? 1u : 0u;
-              }
-              return a;
-            },
-            [](Acc a, Acc b) { return Acc{a.first + b.first, a.second + b.second}; });
-        paths = acc.first;
-        finished = acc.second;
-      } else {
-        for (size_t i = 0; i < k; ++i) {
-          paths += v.run_task(order_[i]);
-          finished += v.finished(order_[i]) ? 1u : 0u;
-        }
-      }
-      st.work += paths;
+      const HostPass pass = run_host_pass(v, order_.data(), k, Parallel);
+      st.work += pass.work;
       st.tasks += k;
-      st.finished += finished;
+      st.finished += pass.finished;
     }
     st.busy_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return st;
