@@ -1,6 +1,7 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
 // launch shapes, gibbs-groups and gibbs-persistent with several block shapes) give the CPU reference's bits; gibbs-blog (its
-// own roundings) gives the same law; switching strategy keeps the chain. Skips without a GPU.
+// own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
+// the CPU's bits too. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "app/session/gibbs_run.h"
+#include "app/session/image_io.h"
 #include "render/gpu.h"
+#include "test_support.h"
 
 namespace mv {
 namespace {
@@ -68,6 +71,55 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda << " tile " << tw << "x" << th
                                  << " n " << n;
     }
+  }
+}
+
+TEST(GibbsGpu, ImageMapGivesTheCpuBitsOnEveryCounterRngKernel) {
+  MV_GIBBS_REQUIRE_GPU();
+  // A grey ramp with a dark disc, 13 × 9 pixels, stretched over lattices of whole and partial tiles; λ 2.5
+  // (the generic draw) and 0.9 (the unrolled draw).
+  test::TempDir dir("gibbs-gpu-image");
+  const std::string png = dir / "ramp.png";
+  std::vector<uint32_t> rgba(13 * 9);
+  for (int y = 0; y < 9; ++y)
+    for (int x = 0; x < 13; ++x) {
+      const int d2 = (x - 6) * (x - 6) + (y - 4) * (y - 4);
+      const uint32_t g = d2 < 6 ? 10u : static_cast<uint32_t>(20 * x);
+      rgba[y * 13 + x] = g | g << 8 | g << 16 | 0xFF000000u;
+    }
+  write_png(png, rgba.data(), 13, 9);
+  for (auto [w, h, lambda] : {std::tuple{"64", "40", "2.5"}, std::tuple{"136", "27", "0.9"}}) {
+    ParamValues k = knobs(w, h);
+    k["lambda"] = lambda;
+    k["lambda-map"] = "image";
+    k["lambda-image"] = png;
+    const std::vector<uint8_t> want = cpu_state(k, 13);
+    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}}) {
+      GibbsRun g(k, true);
+      set_block(g, bw, bh);
+      g.set_strategy("gibbs-groups");
+      g.run_sweeps(13);
+      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
+      GibbsRun q(k, true);
+      set_block(q, bw, bh);
+      q.set_strategy("gibbs-persistent");
+      q.run_sweeps(6);
+      q.run_sweeps(7);
+      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
+    }
+    GibbsRun d(k, true);
+    d.params().set(d.params().find("tile-width"), 32);
+    d.params().set(d.params().find("tile-height"), 16);
+    d.set_strategy("gibbs-deep");
+    d.run_sweeps(13);
+    EXPECT_EQ(d.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda;
+    // The λ view on the GPU is the CPU's.
+    GibbsRun c(k, false);
+    std::vector<uint32_t> gpu_view, cpu_view;
+    uint32_t vw = 0, vh = 0;
+    d.image(2, gpu_view, vw, vh);
+    c.image(2, cpu_view, vw, vh);
+    EXPECT_EQ(gpu_view, cpu_view);
   }
 }
 
