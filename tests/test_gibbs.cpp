@@ -218,17 +218,20 @@ TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
 
 ParamValues small_knobs() { return {{"width", "16"}, {"height", "8"}, {"thinning", "2"}}; }
 
+/// A CPU run with `knobs` is refused with one line naming `option` (and saying `also`).
+void refused(const ParamValues& knobs, const std::string& option, const std::string& also = "") {
+  try {
+    GibbsRun run(knobs, false);
+    ADD_FAILURE() << "accepted " << option;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(option), std::string::npos) << what;
+    EXPECT_NE(what.find(also), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
-  auto refused = [](const ParamValues& knobs, const std::string& option) {
-    try {
-      GibbsRun run(knobs, false);
-      ADD_FAILURE() << "accepted " << option;
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(option), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    }
-  };
   ParamValues k = small_knobs();
   for (const char* bad : {"0", "-1", "nan", "NaN", "17"}) {
     k["lambda"] = bad;
@@ -411,17 +414,6 @@ TEST(GibbsLambdaMap, BadImageOrSliceIsOneLineNamingTheKnob) {
     std::fputs("not an image\n", f);
     std::fclose(f);
   }
-  auto refused = [](const ParamValues& knobs, const std::string& option, const std::string& also) {
-    try {
-      GibbsRun run(knobs, false);
-      ADD_FAILURE() << "accepted " << option;
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(option), std::string::npos) << what;
-      EXPECT_NE(what.find(also), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    }
-  };
   ParamValues k = small_knobs();
   k["lambda-map"] = "image";
   refused(k, "--lambda-image", "PNG or JPEG");  // no path given

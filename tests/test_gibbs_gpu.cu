@@ -40,6 +40,22 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
+/// gibbs-groups and gibbs-persistent (13 sweeps, the persistent one in two runs) give `want` at block bw × bh.
+void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
+                                       const std::string& what) {
+  GibbsRun g(k, true);
+  set_block(g, bw, bh);
+  g.set_strategy("gibbs-groups");
+  g.run_sweeps(13);
+  EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
+  GibbsRun q(k, true);
+  set_block(q, bw, bh);
+  q.set_strategy("gibbs-persistent");
+  q.run_sweeps(6);
+  q.run_sweeps(7);
+  EXPECT_EQ(q.state(), want) << "gibbs-persistent " << what << " block " << bw << "x" << bh;
+}
+
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
   MV_GIBBS_REQUIRE_GPU();
   // λ 2.5 (x_max up to 11: the generic draw), 0.9 (6: the unrolled draw) and 0.05 (2: the unrolled draw
@@ -48,19 +64,8 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
     ParamValues k = knobs(w, h);
     k["lambda"] = lambda;
     const std::vector<uint8_t> want = cpu_state(k, 13);
-    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}}) {
-      GibbsRun g(k, true);
-      set_block(g, bw, bh);
-      g.set_strategy("gibbs-groups");
-      g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-      GibbsRun q(k, true);
-      set_block(q, bw, bh);
-      q.set_strategy("gibbs-persistent");
-      q.run_sweeps(6);
-      q.run_sweeps(7);
-      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-    }
+    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string(w) + "x" + h + " λ " + lambda);
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
       g.params().set(g.params().find("tile-width"), tw);
@@ -94,19 +99,8 @@ TEST(GibbsGpu, ImageMapGivesTheCpuBitsOnEveryCounterRngKernel) {
     k["lambda-map"] = "image";
     k["lambda-image"] = png;
     const std::vector<uint8_t> want = cpu_state(k, 13);
-    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}}) {
-      GibbsRun g(k, true);
-      set_block(g, bw, bh);
-      g.set_strategy("gibbs-groups");
-      g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-      GibbsRun q(k, true);
-      set_block(q, bw, bh);
-      q.set_strategy("gibbs-persistent");
-      q.run_sweeps(6);
-      q.run_sweeps(7);
-      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-    }
+    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string("image map ") + w + "x" + h + " λ " + lambda);
     GibbsRun d(k, true);
     d.params().set(d.params().find("tile-width"), 32);
     d.params().set(d.params().find("tile-height"), 16);

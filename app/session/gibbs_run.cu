@@ -139,15 +139,7 @@ const ParamTable<GibbsSettings>& gibbs_params() {
              &S::tile_height)
         .add(make_param("sweeps-per-launch", ParamKind::Int, 1, 32, "gibbs-deep: sweeps per launch (halo 2 × this)",
                         "", "", kParamAdvanced),
-             &S::sweeps_per_launch)
-        .add(make_param("groups-per-thread", ParamKind::Int, 1, 2,
-                        "gibbs-persistent: 8-column groups a thread updates at a time (2: two interleaved chains of "
-                        "arithmetic)", "", "", kParamAdvanced),
-             &S::groups_per_thread)
-        .add(make_param("table-in-shared", ParamKind::Bool, 0, 1,
-                        "gibbs-persistent: copy the weight table to shared memory (when it fits 48 KiB)", "", "",
-                        kParamAdvanced),
-             &S::table_in_shared);
+             &S::sweeps_per_launch);
     return t;
   }();
   return table;
@@ -368,32 +360,22 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
       }
   } else if (strategy_ == kPersistent) {
     const int threads = s_.block_width * s_.block_height;
-    const void* kernel = s_.groups_per_thread == 2 ? reinterpret_cast<const void*>(sweep_persistent_kernel<Rule, 2>)
-                                                   : reinterpret_cast<const void*>(sweep_persistent_kernel<Rule, 1>);
-    // The weight table in shared memory when asked and when it fits 48 KiB (else it stays in L1).
-    int table = s_.table_in_shared && sizeof(float) * tables_.weights.size() <= 48 * 1024
-                    ? static_cast<int>(tables_.weights.size())
-                    : 0;
-    const size_t smem = sizeof(float) * static_cast<size_t>(table);
     int per_sm = 0, sms = 0, dev = 0;
     MV_CUDA_CHECK(cudaGetDevice(&dev));
     MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    if (per_sm == 0)
-      throw InputError("", "--block-width", "gibbs-persistent: a block of " + std::to_string(threads) +
-                                                " threads does not fit one SM with this kernel's registers; use fewer threads");
+    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
     const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
     const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
     uint8_t* xp = d.x.data();
     int w = W, h = H, sweeps = 0;
     uint32_t sd = seed, s0 = 0;
-    void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps, &table};
+    void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
     // One launch per 1024 sweeps at most, so that a long run stays interruptible.
     for (uint32_t done = 0; done < n;) {
       sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
       s0 = first + done;
-      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(s_.block_width, s_.block_height), args, smem,
-                                                nullptr));
+      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>),
+                                                dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
       MV_CUDA_CHECK_LAUNCH();
       done += static_cast<uint32_t>(sweeps);
     }

@@ -47,8 +47,6 @@ struct GibbsSettings {
   int thinning = 500;               ///< keep every thinning-th sweep for the running mean
   int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
   int sweeps_per_launch = 4;        ///< gibbs-deep: sweeps per launch (halo 2 · this)
-  int groups_per_thread = 1;        ///< gibbs-persistent: groups updated at a time per thread (1 or 2)
-  bool table_in_shared = false;     ///< gibbs-persistent: the weight table in shared memory
 
   /// Throws InputError("", "--name", …) for a combination the table alone cannot refuse: width not a
   /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 40 KiB of shared memory.

@@ -72,46 +72,20 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
   return make_uint2(static_cast<uint32_t>(out), static_cast<uint32_t>(out >> 32));
 }
 
-/// The bytes lattice_update_group reads around the group at columns c0 … c0+7 of row r: the group, its
-/// rows above and below, its left and right neighbours (zero beyond the lattice).
-struct LatticeGroup {
-  uint2 mid, up, down;
-  uint32_t left, right;
-};
-__device__ __forceinline__ LatticeGroup lattice_load_group(const uint8_t* x, int width, int height, int r, int c0) {
-  const uint8_t* row = x + static_cast<size_t>(r) * width;
-  LatticeGroup g;
-  g.mid = *reinterpret_cast<const uint2*>(row + c0);
-  g.up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
-  g.down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
-  g.left = c0 > 0 ? row[c0 - 1] : 0u;
-  g.right = c0 + 8 < width ? row[c0 + 8] : 0u;
-  return g;
-}
-
 /// Updates, in place on the uint8 lattice x (width a multiple of 8), the sites of colour `colour` among
-/// columns c0 … c0+7 of row r: lattice_load_group, then lattice_update_group's result written back.
+/// columns c0 … c0+7 of row r: reads the group, its rows above and below and its left and right
+/// neighbours (zero beyond the lattice) and writes lattice_update_group's result back.
 template <class Rule>
 __device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_t* x, int width, int height, int r,
                                                         int c0, uint32_t seed, uint32_t sweep, int colour) {
-  const LatticeGroup g = lattice_load_group(x, width, height, r, c0);
-  *reinterpret_cast<uint2*>(x + static_cast<size_t>(r) * width + c0) =
-      lattice_update_group(rule, g.mid, g.up, g.down, g.left, g.right, r, c0, width, height, seed, sweep, colour);
-}
-
-/// lattice_update_in_place for two groups of the same half-sweep at once: both are read before either is
-/// written (the sites one group writes are never read by the other: they have the half-sweep's colour),
-/// so their two dependent chains of arithmetic interleave.
-template <class Rule>
-__device__ __forceinline__ void lattice_update_pair_in_place(const Rule& rule, uint8_t* x, int width, int height,
-                                                             int ra, int ca, int rb, int cb, uint32_t seed,
-                                                             uint32_t sweep, int colour) {
-  const LatticeGroup a = lattice_load_group(x, width, height, ra, ca);
-  const LatticeGroup b = lattice_load_group(x, width, height, rb, cb);
-  const uint2 va = lattice_update_group(rule, a.mid, a.up, a.down, a.left, a.right, ra, ca, width, height, seed, sweep, colour);
-  const uint2 vb = lattice_update_group(rule, b.mid, b.up, b.down, b.left, b.right, rb, cb, width, height, seed, sweep, colour);
-  *reinterpret_cast<uint2*>(x + static_cast<size_t>(ra) * width + ca) = va;
-  *reinterpret_cast<uint2*>(x + static_cast<size_t>(rb) * width + cb) = vb;
+  uint8_t* row = x + static_cast<size_t>(r) * width;
+  const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
+  const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
+  const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width + c0) : make_uint2(0, 0);
+  const uint32_t left = c0 > 0 ? row[c0 - 1] : 0u;
+  const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
+  *reinterpret_cast<uint2*>(row + c0) =
+      lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
 }
 
 /// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
@@ -128,23 +102,11 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
 /// many blocks as are resident at once, any block shape): the 8-column groups, row-major, go to the
 /// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
-/// every half-sweep. G = 2: a thread updates two of its groups at a time (lattice_update_pair_in_place).
-/// table_floats > 0: the rule's weight table (rule.weights, that many floats, a multiple of 4) is first
-/// copied to dynamic shared memory (4 · table_floats bytes) and read there.
-template <class Rule, int G = 1>
-__global__ void __launch_bounds__(G == 1 ? 1024 : 768) sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep0,
-                                        int sweeps, int table_floats) {
-  static_assert(G == 1 || G == 2, "one or two groups at a time");
+/// every half-sweep.
+template <class Rule>
+__global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep0,
+                                        int sweeps) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  if (table_floats > 0) {
-    extern __shared__ __align__(16) float4 persistent_table[];
-    const float4* src = reinterpret_cast<const float4*>(rule.weights);
-    const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
-    for (int i = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x); i < table_floats / 4; i += nthreads)
-      persistent_table[i] = src[i];
-    __syncthreads();
-    rule.weights = reinterpret_cast<const float*>(persistent_table);
-  }
   const int gpr = width / 8;
   const int tid = static_cast<int>(blockIdx.x * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
   const int nt = static_cast<int>(gridDim.x * blockDim.x * blockDim.y);
@@ -152,34 +114,13 @@ __global__ void __launch_bounds__(G == 1 ? 1024 : 768) sweep_persistent_kernel(R
   for (int h = 0; h < 2 * sweeps; ++h) {
     const int colour = h & 1;
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h >> 1);
-    if constexpr (G == 1) {
-      for (int r = r_start, gi = g_start; r < height;) {
-        lattice_update_in_place(rule, x, width, height, r, 8 * gi, seed, sweep, colour);
-        gi += g_step;
-        r += r_step;
-        if (gi >= gpr) {
-          gi -= gpr;
-          ++r;
-        }
-      }
-    } else {
-      for (int r = r_start, gi = g_start; r < height;) {
-        int r2 = r + r_step, g2 = gi + g_step;
-        if (g2 >= gpr) {
-          g2 -= gpr;
-          ++r2;
-        }
-        if (r2 >= height) {
-          lattice_update_in_place(rule, x, width, height, r, 8 * gi, seed, sweep, colour);
-          break;
-        }
-        lattice_update_pair_in_place(rule, x, width, height, r, 8 * gi, r2, 8 * g2, seed, sweep, colour);
-        gi = g2 + g_step;
-        r = r2 + r_step;
-        if (gi >= gpr) {
-          gi -= gpr;
-          ++r;
-        }
+    for (int r = r_start, gi = g_start; r < height;) {
+      lattice_update_in_place(rule, x, width, height, r, 8 * gi, seed, sweep, colour);
+      gi += g_step;
+      r += r_step;
+      if (gi >= gpr) {
+        gi -= gpr;
+        ++r;
       }
     }
     grid.sync();
