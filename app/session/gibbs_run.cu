@@ -139,11 +139,7 @@ const ParamTable<GibbsSettings>& gibbs_params() {
              &S::tile_height)
         .add(make_param("sweeps-per-launch", ParamKind::Int, 1, 32, "gibbs-deep: sweeps per launch (halo 2 × this)",
                         "", "", kParamAdvanced),
-             &S::sweeps_per_launch)
-        .add(make_param("short-draws", ParamKind::Bool, 0, 1,
-                        "GPU kernels: a warp whose sites all have x_max ≤ 3 draws with 4 terms instead of 7 (the same "
-                        "bits)", "", "", kParamAdvanced),
-             &S::short_draws);
+             &S::sweeps_per_launch);
     return t;
   }();
   return table;
@@ -194,10 +190,8 @@ struct GibbsRun::Device {
     r.stride = static_cast<int>(t.s_stride());
     r.width = width;
     r.gamma = static_cast<float>(t.gamma);
-    r.short_draws = short_draws;
     return r;
   }
-  bool short_draws = true;
 };
 
 GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
@@ -353,7 +347,6 @@ template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
   using Rule = PoissonIsingRule<NX, Site>;
-  d.short_draws = s_.short_draws;
   const Rule rule = d.rule<NX, Site>(tables_, s_.width);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);

@@ -47,7 +47,6 @@ struct GibbsSettings {
   int thinning = 500;               ///< keep every thinning-th sweep for the running mean
   int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
   int sweeps_per_launch = 4;        ///< gibbs-deep: sweeps per launch (halo 2 · this)
-  bool short_draws = true;          ///< GPU kernels: 4-term draws for warps whose sites all have x_max ≤ 3
 
   /// Throws InputError("", "--name", …) for a combination the table alone cannot refuse: width not a
   /// multiple of 8, block-width × block-height > 1024, a gibbs-deep tile over 40 KiB of shared memory.

@@ -52,21 +52,15 @@ inline constexpr int kPoissonIsingMaxTerms = 40;
 /// x < xm with c(x) ≤ u·Z, i.e. the smallest x with c(x) > u·Z. Where every weight underflows (Z = 0:
 /// neighbours far above what λ allows) it returns xm. NX = kPoissonIsingFastTerms runs all 8 terms
 /// without a branch (the zeros after x_max add exact zeros and u·Z < Z) and finds the count by a
-/// three-step binary search; NX = 4 (xm ≤ 3 only) runs 4 terms and a two-step search; any other NX runs
-/// x ≤ xm and counts. All compute the same bits: past x_max every term adds an exact zero, so c(xm) = Z
-/// and the count are the same for any NX > xm.
+/// three-step binary search; any other NX runs x ≤ xm and counts. Both compute the same bits.
 template <int NX>
 MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, float u) {
   static_assert(NX == 7 || NX % 4 == 0, "the draw reads its row four weights at a time");
   if constexpr (NX <= kPoissonIsingFastTerms) {
     float g[8];
 #if defined(__CUDA_ARCH__)
-    const float4 a = reinterpret_cast<const float4*>(row)[0];
-    g[0] = a.x; g[1] = a.y; g[2] = a.z; g[3] = a.w;
-    if constexpr (NX > 4) {
-      const float4 b = reinterpret_cast<const float4*>(row)[1];
-      g[4] = b.x; g[5] = b.y; g[6] = b.z; g[7] = b.w;
-    }
+    const float4 a = reinterpret_cast<const float4*>(row)[0], b = reinterpret_cast<const float4*>(row)[1];
+    g[0] = a.x; g[1] = a.y; g[2] = a.z; g[3] = a.w; g[4] = b.x; g[5] = b.y; g[6] = b.z; g[7] = b.w;
 #else
     for (int x = 0; x < 8; ++x) g[x] = row[x];
 #endif
@@ -80,11 +74,6 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
       p = mul_rn(p, lambda);
     }
     const float t = mul_rn(u, z);
-    if constexpr (NX == 4) {  // #{x < 3 : c(x) ≤ t}: test c(1), then c(0) or c(2)
-      int r = c[1] <= t ? 2 : 0;
-      r += (r ? c[2] : c[0]) <= t ? 1 : 0;
-      return r < xm ? r : xm;
-    }
     // #{x < 7 : c(x) ≤ t} over the nondecreasing c(0 … 6): test c(3), then c(1) or c(5), then one of c(0, 2, 4, 6).
     int r = c[3] <= t ? 4 : 0;
     r += (r ? c[5] : c[1]) <= t ? 2 : 0;
@@ -208,7 +197,6 @@ struct PoissonIsingRule {
   int stride = 0;                  ///< PoissonIsingTables::s_stride()
   int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
-  bool short_draws = true;         ///< draw4: 4-term draws for warps whose sites all have x_max ≤ 3
 
   MV_HD MV_INLINE float lambda(int r, int c) const {
     if constexpr (Site) return lam_site[static_cast<size_t>(r) * width + c];
@@ -235,20 +223,6 @@ struct PoissonIsingRule {
     const float4 cb = reinterpret_cast<const float4*>(lp)[1];
     const float col[4] = {p ? ca.y : ca.x, p ? ca.w : ca.z, p ? cb.y : cb.x, p ? cb.w : cb.z};
     const float lr = Site ? 1.f : lam_row[r];
-    if constexpr (NX <= kPoissonIsingFastTerms) {
-      // A warp whose sites all have x_max ≤ 3 (most of the Gaussian map's outer half) draws with 4 terms:
-      // the same bits (poisson_ising_draw), about half the arithmetic.
-      const uint32_t xm_bytes = static_cast<uint32_t>(xm64 & 0x00FF00FF00FF00FFull) |
-                                static_cast<uint32_t>((xm64 & 0x00FF00FF00FF00FFull) >> 24);
-      if (short_draws && __all_sync(__activemask(), (xm_bytes & 0xFCFCFCFCu) == 0)) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
-          out[j] = poisson_ising_draw<4>(row(xm, k[j], S[j]), Site ? col[j] : mul_rn(lr, col[j]), xm, u[j]);
-        }
-        return;
-      }
-    }
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
