@@ -9,7 +9,9 @@
 // never reaches the strategy.
 //
 // Values travel as doubles (Bool: 0 or 1; Choice: the index) and as text (Bool: true/false; Choice: the
-// name; numbers in shortest round-trip form), which is what the CLI reads and the sidecar writes.
+// name; numbers in shortest round-trip form), which is what the CLI reads and the sidecar writes. A Text
+// knob (a file path) has text only: its double is 0, Params::get_text/set_text carry it, and the strategy
+// checks it where it reads it.
 #pragma once
 
 #include <cmath>
@@ -28,7 +30,7 @@
 
 namespace mv {
 
-enum class ParamKind : uint8_t { Bool, Int, Real, Choice };
+enum class ParamKind : uint8_t { Bool, Int, Real, Choice, Text };
 
 /// One knob of a strategy.
 struct ParamSpec {
@@ -89,6 +91,7 @@ inline std::string param_allowed_text(const ParamSpec& s) {
       return s.power_of_two ? t + ", a power of two" : t;
     }
     case ParamKind::Real: return "a finite number in [" + num(s.min) + ", " + num(s.max) + "]";
+    case ParamKind::Text: return "a text value";
   }
   return "?";
 }
@@ -110,6 +113,7 @@ inline bool param_allows(const ParamSpec& s, double v) {
       return true;
     }
     case ParamKind::Real: return v >= s.min && v <= s.max;
+    case ParamKind::Text: return true;
   }
   return false;
 }
@@ -117,6 +121,7 @@ inline bool param_allows(const ParamSpec& s, double v) {
 /// The text form of `v` (Bool: true/false; Choice: the name; numbers in shortest round-trip form).
 inline std::string param_text(const ParamSpec& s, double v) {
   if (s.kind == ParamKind::Bool) return v != 0.0 ? "true" : "false";
+  if (s.kind == ParamKind::Text) return "";
   if (s.kind == ParamKind::Choice) {
     const auto i = static_cast<size_t>(v);
     return i < s.choices.size() ? s.choices[i] : "?";
@@ -146,6 +151,7 @@ inline double parse_param(const ParamSpec& s, std::string_view text, const std::
   const std::string t(text);
   auto refuse = [&](const char* why = "") -> double { throw param_refusal(s, t, why, file); };
   double v = 0.0;
+  if (s.kind == ParamKind::Text) return 0.0;  // any text; the strategy checks it where it reads it
   if (s.kind == ParamKind::Bool) {
     if (t == "true" || t == "on" || t == "1") v = 1.0;
     else if (t == "false" || t == "off" || t == "0") v = 0.0;
@@ -178,6 +184,10 @@ class Params {
   virtual double get(size_t i) const = 0;
   /// Sets knob i to `v` after checking it; throws InputError("", "--name", …) and changes nothing otherwise.
   virtual void set(size_t i, double v) = 0;
+  /// A Text knob's value ("" for other kinds).
+  virtual std::string get_text(size_t) const { return {}; }
+  /// Sets Text knob i to `text`.
+  virtual void set_text(size_t, const std::string&) {}
 
   /// Index of the knob called `name`, or specs().size().
   size_t find(std::string_view name) const {
@@ -186,7 +196,9 @@ class Params {
     return i;
   }
   bool has(std::string_view name) const { return find(name) < specs().size(); }
-  std::string text(size_t i) const { return param_text(specs()[i], get(i)); }
+  std::string text(size_t i) const {
+    return specs()[i].kind == ParamKind::Text ? get_text(i) : param_text(specs()[i], get(i));
+  }
   /// Whether knob i is read under the current values (its `when` condition holds).
   bool active(size_t i) const {
     const std::string& w = specs()[i].when;
@@ -204,7 +216,10 @@ class Params {
       const size_t i = find(name);
       if (i < specs().size()) parsed.emplace_back(i, parse_param(specs()[i], text, file));
     }
-    for (const auto& [i, v] : parsed) set(i, v);
+    for (const auto& [i, v] : parsed) {
+      if (specs()[i].kind == ParamKind::Text) set_text(i, values.at(specs()[i].name));
+      else set(i, v);
+    }
   }
   /// Every knob's text form by name.
   ParamValues values() const {
@@ -222,6 +237,8 @@ class ParamTable {
     ParamSpec spec;
     std::function<double(const S&)> get;
     std::function<void(S&, double)> set;
+    std::function<std::string(const S&)> get_text;  ///< Text knobs only
+    std::function<void(S&, const std::string&)> set_text;
   };
   /// Adds a knob bound to `field` (bool, an integer type, float/double, or an enum for Choice).
   template <class T>
@@ -230,17 +247,25 @@ class ParamTable {
     if constexpr (std::is_enum_v<T>) {
       using U = std::underlying_type_t<T>;
       entries_.push_back({std::move(spec), [field](const S& s) { return static_cast<double>(static_cast<U>(s.*field)); },
-                          [field](S& s, double v) { s.*field = static_cast<T>(static_cast<U>(v)); }});
+                          [field](S& s, double v) { s.*field = static_cast<T>(static_cast<U>(v)); }, {}, {}});
     } else {
       entries_.push_back({std::move(spec), [field](const S& s) { return static_cast<double>(s.*field); },
-                          [field](S& s, double v) { s.*field = static_cast<T>(v); }});
+                          [field](S& s, double v) { s.*field = static_cast<T>(v); }, {}, {}});
     }
+    return *this;
+  }
+  /// Adds a Text knob (spec.kind Text) bound to a string field.
+  ParamTable& add(ParamSpec spec, std::string S::*field) {
+    specs_.push_back(spec);
+    entries_.push_back({std::move(spec), [](const S&) { return 0.0; }, [](S&, double) {},
+                        [field](const S& s) { return s.*field; },
+                        [field](S& s, const std::string& t) { s.*field = t; }});
     return *this;
   }
   /// Adds a knob read and written through `get` and `set` (a nested field, or a unit conversion).
   ParamTable& add(ParamSpec spec, std::function<double(const S&)> get, std::function<void(S&, double)> set) {
     specs_.push_back(spec);
-    entries_.push_back({std::move(spec), std::move(get), std::move(set)});
+    entries_.push_back({std::move(spec), std::move(get), std::move(set), {}, {}});
     return *this;
   }
   const std::vector<ParamSpec>& specs() const { return specs_; }
@@ -269,6 +294,13 @@ class BoundParams : public Params {
     const ParamSpec& s = table_.specs()[i];
     if (!param_allows(s, v)) throw param_refusal(s, param_text(s, v));
     table_.entries()[i].set(settings_, v);
+  }
+  std::string get_text(size_t i) const override {
+    const auto& e = table_.entries()[i];
+    return e.get_text ? e.get_text(settings_) : std::string();
+  }
+  void set_text(size_t i, const std::string& t) override {
+    if (const auto& e = table_.entries()[i]; e.set_text) e.set_text(settings_, t);
   }
 
  private:

@@ -1,6 +1,7 @@
 // The Poisson-Ising Gibbs sampler on the CPU: Philox, the CPMF (the source document's worked example), the
 // table-driven draw against the exact CPMF, the border's zero loss, the chain's stationary law on a 3 × 3
-// lattice against exact enumeration (χ²), bad inputs, and the LatticeRun contract of the gibbs workload.
+// lattice against exact enumeration (χ²), bad inputs, the LatticeRun contract of the gibbs workload, and the
+// λ maps from an image file or a volume slice.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,12 +9,18 @@
 #include <map>
 #include <vector>
 
+#include "app/session/gibbs_lambda.h"
 #include "app/session/gibbs_run.h"
+#include "app/session/image_io.h"
+#include "app/session/params_report.h"
 #include "app/session/lattice_run.h"
 #include "base/errors.h"
 #include "base/philox.h"
 #include "render/lattice/poisson_ising.h"
+#include "render/tonemap.h"
 #include "sched/lattice/checkerboard_sweep.h"
+#include "test_support.h"
+#include "volume_strand_cases.h"
 
 namespace mv {
 namespace {
@@ -211,17 +218,20 @@ TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
 
 ParamValues small_knobs() { return {{"width", "16"}, {"height", "8"}, {"thinning", "2"}}; }
 
+/// A CPU run with `knobs` is refused with one line naming `option` (and saying `also`).
+void refused(const ParamValues& knobs, const std::string& option, const std::string& also = "") {
+  try {
+    GibbsRun run(knobs, false);
+    ADD_FAILURE() << "accepted " << option;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(option), std::string::npos) << what;
+    EXPECT_NE(what.find(also), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
-  auto refused = [](const ParamValues& knobs, const std::string& option) {
-    try {
-      GibbsRun run(knobs, false);
-      ADD_FAILURE() << "accepted " << option;
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(option), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    }
-  };
   ParamValues k = small_knobs();
   for (const char* bad : {"0", "-1", "nan", "NaN", "17"}) {
     k["lambda"] = bad;
@@ -309,6 +319,156 @@ TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {
   GibbsRun c(k, false);
   c.run_sweeps(10);
   EXPECT_NE(a.state(), c.state());
+}
+
+}  // namespace
+}  // namespace mv
+
+namespace mv {
+namespace {
+
+/// A width × height grey PNG whose pixel (x, y) has grey level f(x, y) ∈ 0 … 255.
+template <class F>
+void write_grey_png(const std::string& path, int width, int height, F f) {
+  std::vector<uint32_t> rgba(static_cast<size_t>(width) * height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const uint32_t g = static_cast<uint32_t>(f(x, y)) & 0xFFu;
+      rgba[static_cast<size_t>(y) * width + x] = g | g << 8 | g << 16 | 0xFF000000u;
+    }
+  write_png(path, rgba.data(), width, height);
+}
+
+TEST(GibbsLambdaMap, ImageMapIsTheLuminanceStretchedToTheLattice) {
+  test::TempDir dir("gibbs-image");
+  // Left half white, right half black, 4 × 2 pixels; on a 16 × 8 lattice each pixel covers 4 × 4 sites.
+  const std::string png = dir / "halves.png";
+  write_grey_png(png, 4, 2, [](int x, int) { return x < 2 ? 255 : 0; });
+  const LambdaGrid g = read_lambda_image(png);
+  ASSERT_EQ(g.width, 4);
+  ASSERT_EQ(g.height, 2);
+  EXPECT_EQ(g.v[0], 1.f);
+  EXPECT_EQ(g.v[3], 0.f);
+  const LambdaField f = make_lambda_map(LambdaMap::Image, 2.0, 0.25, 16, 8, &g);
+  ASSERT_FALSE(f.separable());
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 6; ++j) EXPECT_EQ(f.at(i, j), 2.f) << i << " " << j;  // up to the white pixels' centre + ½ pixel
+    for (int j = 10; j < 16; ++j) EXPECT_EQ(f.at(i, j), static_cast<float>(2.0 * kLambdaGridFloor)) << i << " " << j;
+    EXPECT_GT(f.at(i, 7), f.at(i, 8));  // the bilinear ramp between the pixel centres
+  }
+  EXPECT_EQ(f.max(), 2.f);
+  EXPECT_EQ(f.xmax[0], poisson_ising_xmax(2.f));
+  EXPECT_EQ(f.xmax[15], std::max(1, poisson_ising_xmax(0.02f)));
+  EXPECT_THROW(make_lambda_map(LambdaMap::Image, 2.0, 0.25, 16, 8, nullptr), InputError);
+
+  // The live run's λ view shows the image: white sites at the top of the ramp, black ones at the floor.
+  ParamValues k = small_knobs();
+  k["lambda"] = "2";
+  k["lambda-map"] = "image";
+  k["lambda-image"] = png;
+  GibbsRun run(k, false);
+  EXPECT_EQ(run.params().text(run.params().find("lambda-image")), png);
+  EXPECT_EQ(params_json(run.params())["lambda_image"], png);
+  std::vector<uint32_t> rgba;
+  uint32_t w = 0, h = 0;
+  run.image(2, rgba, w, h);
+  ASSERT_EQ(rgba.size(), 128u);
+  EXPECT_EQ(rgba[0], pack_rgba8(heat_color(1.f)));
+  EXPECT_EQ(rgba[15], pack_rgba8(heat_color(static_cast<float>(kLambdaGridFloor))));
+  EXPECT_EQ(rgba[7 * 16 + 2], pack_rgba8(heat_color(1.f)));
+  run.run_sweeps(5);
+  // Black sites (λ = 0.02, x_max 1) are almost always 0, white ones (λ = 2) mostly not.
+  const std::vector<uint8_t> x = run.state();
+  int white = 0, black = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) {
+      white += x[i * 16 + j] > 0;
+      black += x[i * 16 + 12 + j] > 0;
+    }
+  EXPECT_GT(white, 10);
+  EXPECT_LT(black, 4);
+}
+
+TEST(GibbsLambdaMap, WhiteImageGivesTheUniformMapsChainBitForBit) {
+  // λ per site (the image path) and λ = row · col (the separable path) draw the same bits for the same λ.
+  test::TempDir dir("gibbs-white");
+  const std::string png = dir / "white.png";
+  write_grey_png(png, 3, 5, [](int, int) { return 255; });
+  ParamValues k = {{"width", "24"}, {"height", "10"}, {"lambda", "2.5"}, {"seed", "7"}, {"lambda-map", "uniform"}};
+  GibbsRun uniform(k, false);
+  k["lambda-map"] = "image";
+  k["lambda-image"] = png;
+  GibbsRun image(k, false);
+  EXPECT_EQ(uniform.state(), image.state());
+  uniform.run_sweeps(9);
+  image.run_sweeps(9);
+  EXPECT_EQ(uniform.state(), image.state());
+}
+
+TEST(GibbsLambdaMap, BadImageOrSliceIsOneLineNamingTheKnob) {
+  test::TempDir dir("gibbs-bad-image");
+  const std::string junk = dir / "junk.png";
+  {
+    std::FILE* f = std::fopen(junk.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not an image\n", f);
+    std::fclose(f);
+  }
+  ParamValues k = small_knobs();
+  k["lambda-map"] = "image";
+  refused(k, "--lambda-image", "PNG or JPEG");  // no path given
+  k["lambda-image"] = dir / "missing.png";
+  refused(k, "--lambda-image", "no such file");
+  k["lambda-image"] = dir.str();
+  refused(k, "--lambda-image", "not a regular file");
+  k["lambda-image"] = junk;
+  refused(k, "--lambda-image", "cannot decode");
+  // A live change to a bad file is refused at the restart and the run keeps its old map.
+  test::TempDir ok("gibbs-good-image");
+  const std::string png = ok / "grey.png";
+  write_grey_png(png, 2, 2, [](int x, int y) { return 60 * (x + 2 * y); });
+  k["lambda-image"] = png;
+  GibbsRun run(k, false);
+  run.params().apply({{"lambda-image", junk}});
+  EXPECT_THROW(run.restart(), InputError);
+  EXPECT_EQ(run.params().text(run.params().find("lambda-image")), png);
+  run.run_sweeps(2);
+  EXPECT_EQ(run.steps(), 2u);
+  k = small_knobs();
+  k["lambda-map"] = "volume";
+  k["volume"] = dir / "missing.nii.gz";
+  refused(k, "--volume", "missing.nii.gz");
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  k["volume"] = "ch2";
+  k["slice-axis"] = "z";
+  k["slice"] = "181";
+  refused(k, "--slice", "[0, 180]");
+  k["slice-axis"] = "y";
+  k["slice"] = "300";
+  refused(k, "--slice", "[0, 216]");
+}
+
+TEST(GibbsLambdaMap, Ch2SliceIsNormalisedAndRunsLive) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const LambdaGrid g = read_lambda_slice("ch2", 2, -1);  // the middle axial slice
+  EXPECT_EQ(g.width, 181);
+  EXPECT_EQ(g.height, 217);
+  const auto [lo, hi] = std::minmax_element(g.v.begin(), g.v.end());
+  EXPECT_EQ(*lo, 0.f);
+  EXPECT_EQ(*hi, 1.f);
+  const LambdaGrid sag = read_lambda_slice("ch2", 0, 90);
+  EXPECT_EQ(sag.width, 217);
+  EXPECT_EQ(sag.height, 181);
+  ParamValues k = {{"width", "32"}, {"height", "40"}, {"lambda-map", "volume"}, {"volume", "ch2"}, {"lambda", "3"}};
+  GibbsRun run(k, false);
+  run.run_sweeps(3);
+  EXPECT_EQ(run.steps(), 3u);
+  EXPECT_TRUE(run.restarts("slice"));
+  run.params().apply({{"slice", "100"}});
+  run.restart();
+  EXPECT_EQ(run.steps(), 0u);
 }
 
 }  // namespace

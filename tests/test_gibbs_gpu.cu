@@ -1,6 +1,7 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
 // launch shapes, gibbs-groups and gibbs-persistent with several block shapes) give the CPU reference's bits; gibbs-blog (its
-// own roundings) gives the same law; switching strategy keeps the chain. Skips without a GPU.
+// own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
+// the CPU's bits too. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "app/session/gibbs_run.h"
+#include "app/session/image_io.h"
 #include "render/gpu.h"
+#include "test_support.h"
 
 namespace mv {
 namespace {
@@ -37,6 +40,22 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
+/// gibbs-groups and gibbs-persistent (13 sweeps, the persistent one in two runs) give `want` at block bw × bh.
+void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
+                                       const std::string& what) {
+  GibbsRun g(k, true);
+  set_block(g, bw, bh);
+  g.set_strategy("gibbs-groups");
+  g.run_sweeps(13);
+  EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
+  GibbsRun q(k, true);
+  set_block(q, bw, bh);
+  q.set_strategy("gibbs-persistent");
+  q.run_sweeps(6);
+  q.run_sweeps(7);
+  EXPECT_EQ(q.state(), want) << "gibbs-persistent " << what << " block " << bw << "x" << bh;
+}
+
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
   MV_GIBBS_REQUIRE_GPU();
   // λ 2.5 (x_max up to 11: the generic draw), 0.9 (6: the unrolled draw) and 0.05 (2: the unrolled draw
@@ -45,19 +64,8 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
     ParamValues k = knobs(w, h);
     k["lambda"] = lambda;
     const std::vector<uint8_t> want = cpu_state(k, 13);
-    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}}) {
-      GibbsRun g(k, true);
-      set_block(g, bw, bh);
-      g.set_strategy("gibbs-groups");
-      g.run_sweeps(13);
-      EXPECT_EQ(g.state(), want) << "gibbs-groups " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-      GibbsRun q(k, true);
-      set_block(q, bw, bh);
-      q.set_strategy("gibbs-persistent");
-      q.run_sweeps(6);
-      q.run_sweeps(7);
-      EXPECT_EQ(q.state(), want) << "gibbs-persistent " << w << "x" << h << " λ " << lambda << " block " << bw << "x" << bh;
-    }
+    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string(w) + "x" + h + " λ " + lambda);
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
       g.params().set(g.params().find("tile-width"), tw);
@@ -68,6 +76,44 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
       EXPECT_EQ(g.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda << " tile " << tw << "x" << th
                                  << " n " << n;
     }
+  }
+}
+
+TEST(GibbsGpu, ImageMapGivesTheCpuBitsOnEveryCounterRngKernel) {
+  MV_GIBBS_REQUIRE_GPU();
+  // A grey ramp with a dark disc, 13 × 9 pixels, stretched over lattices of whole and partial tiles; λ 2.5
+  // (the generic draw) and 0.9 (the unrolled draw).
+  test::TempDir dir("gibbs-gpu-image");
+  const std::string png = dir / "ramp.png";
+  std::vector<uint32_t> rgba(13 * 9);
+  for (int y = 0; y < 9; ++y)
+    for (int x = 0; x < 13; ++x) {
+      const int d2 = (x - 6) * (x - 6) + (y - 4) * (y - 4);
+      const uint32_t g = d2 < 6 ? 10u : static_cast<uint32_t>(20 * x);
+      rgba[y * 13 + x] = g | g << 8 | g << 16 | 0xFF000000u;
+    }
+  write_png(png, rgba.data(), 13, 9);
+  for (auto [w, h, lambda] : {std::tuple{"64", "40", "2.5"}, std::tuple{"136", "27", "0.9"}}) {
+    ParamValues k = knobs(w, h);
+    k["lambda"] = lambda;
+    k["lambda-map"] = "image";
+    k["lambda-image"] = png;
+    const std::vector<uint8_t> want = cpu_state(k, 13);
+    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string("image map ") + w + "x" + h + " λ " + lambda);
+    GibbsRun d(k, true);
+    d.params().set(d.params().find("tile-width"), 32);
+    d.params().set(d.params().find("tile-height"), 16);
+    d.set_strategy("gibbs-deep");
+    d.run_sweeps(13);
+    EXPECT_EQ(d.state(), want) << "gibbs-deep " << w << "x" << h << " λ " << lambda;
+    // The λ view on the GPU is the CPU's.
+    GibbsRun c(k, false);
+    std::vector<uint32_t> gpu_view, cpu_view;
+    uint32_t vw = 0, vh = 0;
+    d.image(2, gpu_view, vw, vh);
+    c.image(2, cpu_view, vw, vh);
+    EXPECT_EQ(gpu_view, cpu_view);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace mv::gui {
@@ -33,6 +34,17 @@ bool param_widget(const Params& p, size_t i, std::string& text) {
   const ParamSpec& s = p.specs()[i];
   const bool active = p.active(i);
   const std::string label = label_of(s);
+  if (s.kind == ParamKind::Text) {  // a field; Enter applies it
+    char buf[1024];
+    std::snprintf(buf, sizeof buf, "%s", p.text(i).c_str());
+    ImGui::BeginDisabled(!active);
+    const bool entered = ImGui::InputText(label.c_str(), buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::EndDisabled();
+    spec_tooltip(s, active);
+    if (!entered || p.text(i) == buf) return false;
+    text = buf;
+    return true;
+  }
   const double v = p.get(i);
   double chosen = v;
   bool changed = false;
@@ -97,6 +109,7 @@ bool param_widget(const Params& p, size_t i, std::string& text) {
       chosen = std::clamp(static_cast<double>(x), s.min, s.max);
       break;
     }
+    case ParamKind::Text: break;
   }
   ImGui::EndDisabled();
   spec_tooltip(s, active);

@@ -14,4 +14,14 @@ void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint8
   checkerboard_sweeps_cpu(rule, x, width, height, seed, first_sweep, sweeps);
 }
 
+void gibbs_initial_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule, uint8_t* x, int width, int height,
+                       uint32_t seed) {
+  lattice_initial_cpu(rule, x, width, height, seed);
+}
+
+void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule, uint8_t* x, int width, int height,
+                      uint32_t seed, uint32_t first_sweep, uint32_t sweeps) {
+  checkerboard_sweeps_cpu(rule, x, width, height, seed, first_sweep, sweeps);
+}
+
 }  // namespace mv

@@ -13,5 +13,10 @@ void gibbs_initial_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint
 /// `sweeps` sweeps numbered first_sweep … on the CPU with TBB.
 void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint8_t* x, int width, int height, uint32_t seed,
                       uint32_t first_sweep, uint32_t sweeps);
+/// The same with λ per site (a λ map that is not separable).
+void gibbs_initial_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule, uint8_t* x, int width, int height,
+                       uint32_t seed);
+void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule, uint8_t* x, int width, int height,
+                      uint32_t seed, uint32_t first_sweep, uint32_t sweeps);
 
 }  // namespace mv

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "app/session/gibbs_cpu.h"
+#include "app/session/gibbs_lambda.h"
 #include "app/session/params_report.h"
 #include "base/cuda_check.h"
 #include "base/errors.h"
@@ -31,6 +32,8 @@ class GibbsParams : public Params {
   explicit GibbsParams(GibbsSettings& s) : s_(s), bound_(gibbs_params(), s) {}
   const std::vector<ParamSpec>& specs() const override { return bound_.specs(); }
   double get(size_t i) const override { return bound_.get(i); }
+  std::string get_text(size_t i) const override { return bound_.get_text(i); }
+  void set_text(size_t i, const std::string& t) override { bound_.set_text(i, t); }
   void set(size_t i, double v) override {
     const GibbsSettings before = s_;
     bound_.set(i, v);
@@ -49,7 +52,8 @@ class GibbsParams : public Params {
 
 bool model_differs(const GibbsSettings& a, const GibbsSettings& b) {
   return a.width != b.width || a.height != b.height || a.gamma != b.gamma || a.lambda != b.lambda ||
-         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed;
+         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed ||
+         a.lambda_image != b.lambda_image || a.volume != b.volume || a.slice_axis != b.slice_axis || a.slice != b.slice;
 }
 
 __global__ void accumulate_kernel(const uint8_t* x, uint32_t* sum, size_t n) {
@@ -57,15 +61,16 @@ __global__ void accumulate_kernel(const uint8_t* x, uint32_t* sum, size_t n) {
   if (i < n) sum[i] += x[i];
 }
 
-/// RGBA of view `view`: 0 sample (x / X), 1 mean (sum / kept / X), 2 λ (λ / λ_max).
+/// RGBA of view `view`: 0 sample (x / X), 1 mean (sum / kept / X), 2 λ (λ / λ_max; lam_site when not null,
+/// else lam_row · lam_col).
 __global__ void colour_kernel(int view, const uint8_t* x, const uint32_t* sum, const float* lam_row,
-                              const float* lam_col, int width, uint32_t* rgba, size_t n, float x_scale,
-                              float mean_scale, float lambda_scale) {
+                              const float* lam_col, const float* lam_site, int width, uint32_t* rgba, size_t n,
+                              float x_scale, float mean_scale, float lambda_scale) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const float t = view == 0   ? x[i] * x_scale
                   : view == 1 ? sum[i] * mean_scale
-                              : lam_row[i / width] * lam_col[i % width] * lambda_scale;
+                              : (lam_site ? lam_site[i] : lam_row[i / width] * lam_col[i % width]) * lambda_scale;
   rgba[i] = pack_rgba8(heat_color(t));
 }
 
@@ -89,12 +94,29 @@ const ParamTable<GibbsSettings>& gibbs_params() {
                         "poisson-ising-gibbs-cupy, The Poisson-Ising Model"),
              &S::lambda)
         .add(make_param("lambda-map", ParamKind::Choice, 0, 0,
-                        "λ over the lattice: uniform, or a Gaussian decay from the centre", kSource, "", 0,
-                        {kLambdaMapNames[0], kLambdaMapNames[1]}),
+                        "λ over the lattice: uniform, a Gaussian decay from the centre, an image's luminance "
+                        "(--lambda-image) or a volume slice (--volume, --slice-axis, --slice), times λ",
+                        kSource, "", 0, {kLambdaMapNames[0], kLambdaMapNames[1], kLambdaMapNames[2], kLambdaMapNames[3]}),
              &S::lambda_map)
         .add(make_param("decay-width", ParamKind::Real, 0.01, 10,
                         "Gaussian map: σ as a fraction of min(width, height)", "", "lambda-map=gaussian"),
              &S::decay_width)
+        .add(make_param("lambda-image", ParamKind::Text, 0, 0,
+                        "image map: a PNG or JPEG file; λ = λ · max(luminance, 0.01), stretched to the lattice "
+                        "(bilinear)", "", "lambda-map=image"),
+             &S::lambda_image)
+        .add(make_param("volume", ParamKind::Text, 0, 0,
+                        "volume map: a volume name (ch2, or under $MEGAVIEW_VOLUMES) or a .nrrd/.nii(.gz) file", "",
+                        "lambda-map=volume"),
+             &S::volume)
+        .add(make_param("slice-axis", ParamKind::Choice, 0, 0,
+                        "volume map: the index axis across the slice (z: axial for ch2)", "", "lambda-map=volume", 0,
+                        {"x", "y", "z"}),
+             &S::slice_axis)
+        .add(make_param("slice", ParamKind::Int, -1, 65535,
+                        "volume map: the slice index, normalised by its min and max (-1: the middle slice)", "",
+                        "lambda-map=volume"),
+             &S::slice)
         .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
         .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
                         "poisson-ising-gibbs-cupy, Shared memory"),
@@ -143,7 +165,7 @@ void GibbsSettings::validate() const {
 // ---- device state ----
 
 struct GibbsRun::Device {
-  DeviceBuffer<float> lam_row, lam_col, weights, u;
+  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, u;
   DeviceBuffer<uint8_t> xmax, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
@@ -156,11 +178,12 @@ struct GibbsRun::Device {
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
   }
-  template <int NX>
-  PoissonIsingRule<NX> rule(const PoissonIsingTables& t, int width) {
-    PoissonIsingRule<NX> r;
+  template <int NX, bool Site = false>
+  PoissonIsingRule<NX, Site> rule(const PoissonIsingTables& t, int width) {
+    PoissonIsingRule<NX, Site> r;
     r.lam_row = lam_row.data();
     r.lam_col = lam_col.data();
+    r.lam_site = lam_site.data();
     r.xmax = xmax.data();
     r.weights = weights.data();
     r.X = t.X;
@@ -204,24 +227,47 @@ void GibbsRun::set_strategy(const std::string& name) {
 }
 
 bool GibbsRun::restarts(const std::string& name) const {
-  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed"})
+  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed", "lambda-image", "volume",
+                        "slice-axis", "slice"})
     if (name == n) return true;
   return false;
 }
 
 void GibbsRun::restart() {
   s_.validate();
-  start();
+  start_or_keep();
 }
 
 void GibbsRun::ensure_current() {
-  if (model_differs(s_, started_)) start();
+  if (model_differs(s_, started_)) start_or_keep();
 }
 
-PoissonIsingRule<kPoissonIsingMaxTerms> GibbsRun::host_rule() const {
-  PoissonIsingRule<kPoissonIsingMaxTerms> r;
+void GibbsRun::start_or_keep() {
+  try {
+    start();
+  } catch (const InputError&) {
+    // A model that cannot start (an unreadable image, a bad slice): the run keeps its chain and model knobs.
+    s_.width = started_.width;
+    s_.height = started_.height;
+    s_.gamma = started_.gamma;
+    s_.lambda = started_.lambda;
+    s_.lambda_map = started_.lambda_map;
+    s_.decay_width = started_.decay_width;
+    s_.seed = started_.seed;
+    s_.lambda_image = started_.lambda_image;
+    s_.volume = started_.volume;
+    s_.slice_axis = started_.slice_axis;
+    s_.slice = started_.slice;
+    throw;
+  }
+}
+
+template <bool Site>
+PoissonIsingRule<kPoissonIsingMaxTerms, Site> GibbsRun::host_rule() const {
+  PoissonIsingRule<kPoissonIsingMaxTerms, Site> r;
   r.lam_row = field_.row.data();
   r.lam_col = field_.col.data();
+  r.lam_site = field_.site.data();
   r.xmax = field_.xmax.data();
   r.weights = tables_.weights.data();
   r.X = tables_.X;
@@ -232,7 +278,17 @@ PoissonIsingRule<kPoissonIsingMaxTerms> GibbsRun::host_rule() const {
 }
 
 void GibbsRun::start() {
-  field_ = make_lambda_map(s_.lambda_map, s_.lambda, s_.decay_width, s_.width, s_.height);
+  // The image or slice is read again only when its source changed (λ and γ changes reuse it).
+  const std::string key = s_.lambda_map == LambdaMap::Image    ? "image:" + s_.lambda_image
+                          : s_.lambda_map == LambdaMap::Volume ? "volume:" + s_.volume + ":" + std::to_string(s_.slice_axis) +
+                                                                     ":" + std::to_string(s_.slice)
+                                                               : "";
+  if (!key.empty() && key != grid_key_) {
+    grid_ = s_.lambda_map == LambdaMap::Image ? read_lambda_image(s_.lambda_image)
+                                              : read_lambda_slice(s_.volume, s_.slice_axis, s_.slice);
+    grid_key_ = key;
+  }
+  field_ = make_lambda_map(s_.lambda_map, s_.lambda, s_.decay_width, s_.width, s_.height, key.empty() ? nullptr : &grid_);
   const int X = *std::max_element(field_.xmax.begin(), field_.xmax.end());
   tables_ = make_poisson_ising_tables(s_.gamma, X);
   const size_t n = static_cast<size_t>(s_.width) * s_.height;
@@ -244,6 +300,7 @@ void GibbsRun::start() {
     Device& d = *d_;
     d.lam_row.upload(field_.row);
     d.lam_col.upload(field_.col);
+    d.lam_site.upload(field_.site);
     d.xmax.upload(field_.xmax);
     d.weights.upload(tables_.weights);
     d.x.resize(n);
@@ -258,32 +315,39 @@ void GibbsRun::start() {
   } else {
     hx_.assign(n, 0);
     hsum_.assign(n, 0);
-    gibbs_initial_cpu(host_rule(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
+    if (field_.separable()) gibbs_initial_cpu(host_rule<false>(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
+    else gibbs_initial_cpu(host_rule<true>(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed));
   }
   started_ = s_;
 }
 
 void GibbsRun::sweep_cpu(uint32_t first, uint32_t n) {
-  if (!gpu_) {
-    gibbs_sweeps_cpu(host_rule(), hx_.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
-    return;
-  }
   // The CPU reference on a GPU run: the chain goes down and back up.
-  std::vector<uint8_t> x = state();
-  gibbs_sweeps_cpu(host_rule(), x.data(), s_.width, s_.height, static_cast<uint32_t>(s_.seed), first, n);
-  d_->x.upload(x);
+  std::vector<uint8_t> down = gpu_ ? state() : std::vector<uint8_t>();
+  uint8_t* x = gpu_ ? down.data() : hx_.data();
+  const uint32_t seed = static_cast<uint32_t>(s_.seed);
+  if (field_.separable()) gibbs_sweeps_cpu(host_rule<false>(), x, s_.width, s_.height, seed, first, n);
+  else gibbs_sweeps_cpu(host_rule<true>(), x, s_.width, s_.height, seed, first, n);
+  if (gpu_) d_->x.upload(down);
 }
 
 void GibbsRun::sweeps_gpu(uint32_t first, uint32_t n) {
-  if (tables_.X < 7) sweeps_gpu_with<7>(first, n);
-  else if (tables_.X < kPoissonIsingFastTerms) sweeps_gpu_with<kPoissonIsingFastTerms>(first, n);
-  else sweeps_gpu_with<kPoissonIsingMaxTerms>(first, n);
+  if (field_.separable()) sweeps_gpu_site<false>(first, n);
+  else sweeps_gpu_site<true>(first, n);
 }
 
-template <int NX>
+template <bool Site>
+void GibbsRun::sweeps_gpu_site(uint32_t first, uint32_t n) {
+  if (tables_.X < 7) sweeps_gpu_with<7, Site>(first, n);
+  else if (tables_.X < kPoissonIsingFastTerms) sweeps_gpu_with<kPoissonIsingFastTerms, Site>(first, n);
+  else sweeps_gpu_with<kPoissonIsingMaxTerms, Site>(first, n);
+}
+
+template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
-  const PoissonIsingRule<NX> rule = d.rule<NX>(tables_, s_.width);
+  using Rule = PoissonIsingRule<NX, Site>;
+  const Rule rule = d.rule<NX, Site>(tables_, s_.width);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
   if (strategy_ == kGroups) {
@@ -299,19 +363,18 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
     int per_sm = 0, sms = 0, dev = 0;
     MV_CUDA_CHECK(cudaGetDevice(&dev));
     MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<PoissonIsingRule<NX>>,
-                                                                threads, 0));
+    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
     const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
     const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
     uint8_t* xp = d.x.data();
     int w = W, h = H, sweeps = 0;
     uint32_t sd = seed, s0 = 0;
-    void* args[] = {const_cast<PoissonIsingRule<NX>*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
+    void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
     // One launch per 1024 sweeps at most, so that a long run stays interruptible.
     for (uint32_t done = 0; done < n;) {
       sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
       s0 = first + done;
-      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<PoissonIsingRule<NX>>),
+      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>),
                                                 dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
       MV_CUDA_CHECK_LAUNCH();
       done += static_cast<uint32_t>(sweeps);
@@ -448,8 +511,7 @@ void GibbsRun::image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, 
   rgba.resize(n);
   // The colour ramp spans what the chain visits: the sample to λ + 2√λ at the largest λ (most sites stay
   // below it), the running mean and the λ map to the largest λ (the mean of x is about λ).
-  const float lmax = *std::max_element(field_.row.begin(), field_.row.end()) *
-                     *std::max_element(field_.col.begin(), field_.col.end());
+  const float lmax = field_.max();
   const float x_scale = 1.f / std::max(1.f, lmax + 2.f * std::sqrt(std::max(lmax, 0.f)));
   const float mean_scale = kept_ ? 1.f / (std::max(lmax, 1e-3f) * static_cast<float>(kept_)) : 0.f;
   const float lambda_scale = lmax > 0.f ? 1.f / lmax : 1.f;
@@ -458,7 +520,7 @@ void GibbsRun::image(size_t view, std::vector<uint32_t>& rgba, uint32_t& width, 
     Device& d = *d_;
     d.rgba.resize(n);
     colour_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(v, d.x.data(), d.sum.data(), d.lam_row.data(),
-                                                                  d.lam_col.data(), s_.width, d.rgba.data(), n, x_scale,
+                                                                  d.lam_col.data(), d.lam_site.data(), s_.width, d.rgba.data(), n, x_scale,
                                                                   mean_scale, lambda_scale);
     MV_CUDA_CHECK_LAUNCH();
     d.rgba.download(rgba.data(), n);

@@ -35,6 +35,10 @@ struct GibbsSettings {
   double lambda = 0.9;              ///< Poisson rate λ (the peak of the Gaussian map)
   LambdaMap lambda_map = LambdaMap::Gaussian;
   double decay_width = 0.25;        ///< Gaussian σ as a fraction of min(width, height)
+  std::string lambda_image;         ///< image map: a PNG or JPEG (its luminance, app/session/gibbs_lambda.h)
+  std::string volume = "ch2";       ///< volume map: a volume name or file (default_volume_path)
+  int slice_axis = 2;               ///< volume map: the index axis across the slice (0 x, 1 y, 2 z: axial)
+  int slice = -1;                   ///< volume map: the slice index (−1: the middle)
   int seed = 1;
   /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
   /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
@@ -86,11 +90,15 @@ class GibbsRun : public LatticeRun {
 
  private:
   void start();                    // (re)builds the model and the initial state from s_
+  void start_or_keep();            // start(); on InputError puts back the last started model knobs, rethrows
   void sweep_cpu(uint32_t first, uint32_t n);
   void sweeps_gpu(uint32_t first, uint32_t n);
-  template <int NX>
+  template <bool Site>
+  void sweeps_gpu_site(uint32_t first, uint32_t n);
+  template <int NX, bool Site>
   void sweeps_gpu_with(uint32_t first, uint32_t n);
-  PoissonIsingRule<kPoissonIsingMaxTerms> host_rule() const;
+  template <bool Site>
+  PoissonIsingRule<kPoissonIsingMaxTerms, Site> host_rule() const;
   void keep_sample();
   void ensure_current();          // applies knob changes: restart when a model knob changed
 
@@ -100,6 +108,8 @@ class GibbsRun : public LatticeRun {
   std::unique_ptr<Params> params_;
   PoissonIsingTables tables_;
   LambdaField field_;
+  LambdaGrid grid_;                // the image or slice behind field_ (image, volume maps)
+  std::string grid_key_;           // what grid_ was read from
   std::vector<uint8_t> hx_;        // CPU run: the lattice
   std::vector<uint32_t> hsum_;     // CPU run: the sum of kept samples
   uint64_t steps_ = 0, kept_ = 0;

@@ -26,7 +26,8 @@ inline nlohmann::json param_json(const Params& p, size_t i) {
     case ParamKind::Bool: return v != 0.0;
     case ParamKind::Int: return static_cast<long long>(v);
     case ParamKind::Real: return v;
-    case ParamKind::Choice: return p.text(i);
+    case ParamKind::Choice:
+    case ParamKind::Text: return p.text(i);
   }
   return nullptr;
 }

@@ -57,7 +57,13 @@ std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, doubl
   return p;
 }
 
-LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height) {
+float LambdaField::max() const {
+  if (!separable()) return *std::max_element(site.begin(), site.end());
+  return *std::max_element(row.begin(), row.end()) * *std::max_element(col.begin(), col.end());
+}
+
+LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
+                            const LambdaGrid* grid) {
   check_lambda(lambda);
   if (map == LambdaMap::Gaussian && (!std::isfinite(decay_width) || !(decay_width > 0.0)))
     throw InputError("", "--decay-width", "must be a finite number > 0, got " + std::to_string(decay_width));
@@ -67,6 +73,37 @@ LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, in
   LambdaField f;
   f.width = width;
   f.height = height;
+  f.xmax.resize(static_cast<size_t>(width) * height);
+  if (map == LambdaMap::Image || map == LambdaMap::Volume) {
+    if (!grid || grid->width < 1 || grid->height < 1 ||
+        grid->v.size() != static_cast<size_t>(grid->width) * grid->height)
+      throw InputError("", "--lambda-map", std::string(kLambdaMapNames[static_cast<int>(map)]) +
+                                               " needs a grey image (--lambda-image or --volume)");
+    // Bilinear between pixel centres, in double, rounded once to float.
+    auto axis = [](int i, int n, int gn, int& i0, int& i1, double& t) {
+      const double s = std::clamp((i + 0.5) * gn / n - 0.5, 0.0, gn - 1.0);
+      i0 = static_cast<int>(std::floor(s));
+      i1 = std::min(i0 + 1, gn - 1);
+      t = s - i0;
+    };
+    f.site.resize(static_cast<size_t>(width) * height);
+    for (int i = 0; i < height; ++i) {
+      int y0, y1;
+      double ty;
+      axis(i, height, grid->height, y0, y1, ty);
+      for (int j = 0; j < width; ++j) {
+        int x0, x1;
+        double tx;
+        axis(j, width, grid->width, x0, x1, tx);
+        auto g = [&](int y, int x) { return static_cast<double>(grid->v[static_cast<size_t>(y) * grid->width + x]); };
+        const double v = (1 - ty) * ((1 - tx) * g(y0, x0) + tx * g(y0, x1)) + ty * ((1 - tx) * g(y1, x0) + tx * g(y1, x1));
+        const size_t k = static_cast<size_t>(i) * width + j;
+        f.site[k] = static_cast<float>(lambda * std::clamp(v, kLambdaGridFloor, 1.0));
+        f.xmax[k] = static_cast<uint8_t>(std::max(1, poisson_ising_xmax(f.site[k])));
+      }
+    }
+    return f;
+  }
   f.row.resize(height);
   f.col.resize(width);
   const double sigma = decay_width * std::min(width, height);
@@ -75,7 +112,6 @@ LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, in
   // Far tails keep λ > 0 (x_max = 1, the site almost surely 0): each factor at least 1e-18.
   for (int i = 0; i < height; ++i) f.row[i] = static_cast<float>(std::max(lambda * decay(i - cy), 1e-18));
   for (int j = 0; j < width; ++j) f.col[j] = static_cast<float>(std::max(decay(j - cx), 1e-18));
-  f.xmax.resize(static_cast<size_t>(width) * height);
   for (int i = 0; i < height; ++i)
     for (int j = 0; j < width; ++j)
       f.xmax[static_cast<size_t>(i) * width + j] = static_cast<uint8_t>(std::max(1, poisson_ising_xmax(f.at(i, j))));

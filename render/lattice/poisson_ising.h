@@ -16,8 +16,8 @@
 // (k, S, x) (PoissonIsingTables); the λ part λˣ is the running product p(x+1) = p(x) · λ. The draw is
 // the inverse-CDF method on one uniform u ∈ [0, 1): the smallest x whose cumulative weight exceeds u · Z.
 //
-// Every product and sum is rounded separately (no fused multiply-add), so the CPU and the GPU compute
-// the same bits from the same tables and the same uniform.
+// Every product, sum and fused multiply-add is rounded once, the same way on both sides (base/float_rn.h),
+// so the CPU and the GPU compute the same bits from the same tables and the same uniform.
 #pragma once
 
 #include <algorithm>
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/common.h"
+#include "base/float_rn.h"
 
 namespace mv {
 
@@ -36,31 +37,6 @@ inline constexpr double kPoissonIsingMaxLambda = 16.0;
 /// x_max(λ) = ⌈λ + 5 √λ⌉ (five standard deviations above the mean; the document's choice). λ > 0.
 MV_HD inline int poisson_ising_xmax(float lambda) {
   return static_cast<int>(std::ceil(static_cast<double>(lambda) + 5.0 * std::sqrt(static_cast<double>(lambda))));
-}
-
-/// a · b and a + b rounded once each, on the CPU and on the GPU alike (nvcc would otherwise fuse them).
-MV_HD MV_INLINE float pi_mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-MV_HD MV_INLINE float pi_add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-/// a · b + c rounded once (IEEE fused multiply-add): one FFMA on the GPU, libm's correctly rounded fmaf
-/// on the CPU (in software where the processor lacks FMA), so both give the same bits.
-MV_HD MV_INLINE float pi_fma(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
 }
 
 /// Terms of the unrolled draw for lattices whose largest x_max is at most 7 (λ ≤ 1.9): 8 weights, two
@@ -93,11 +69,11 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 #pragma unroll
 #endif
     for (int x = 0; x < NX; ++x) {
-      z = pi_fma(p, g[x], z);
+      z = fma_rn(p, g[x], z);
       c[x] = z;
-      p = pi_mul(p, lambda);
+      p = mul_rn(p, lambda);
     }
-    const float t = pi_mul(u, z);
+    const float t = mul_rn(u, z);
     // #{x < 7 : c(x) ≤ t} over the nondecreasing c(0 … 6): test c(3), then c(1) or c(5), then one of c(0, 2, 4, 6).
     int r = c[3] <= t ? 4 : 0;
     r += (r ? c[5] : c[1]) <= t ? 2 : 0;
@@ -108,11 +84,11 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
     float c[NX];
     float p = 1.f, z = 0.f;
     for (int x = 0; x <= xm; ++x) {
-      z = pi_fma(p, row[x], z);
+      z = fma_rn(p, row[x], z);
       c[x] = z;
-      p = pi_mul(p, lambda);
+      p = mul_rn(p, lambda);
     }
-    const float t = pi_mul(u, z);
+    const float t = mul_rn(u, z);
     int r = 0;
     for (int x = 0; x < xm; ++x) r += c[x] <= t ? 1 : 0;
     return r;
@@ -166,31 +142,55 @@ std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, doubl
 
 /// How λ varies over the lattice. Gaussian: λᵢⱼ = λ · exp(−r² / (2σ²)), r the distance in pixels from the
 /// lattice centre ((W−1)/2, (H−1)/2), σ = decay_width · min(W, H) (the document's "Gaussian decay away
-/// from the centre"; its width is not given there, the default 0.25 is ours).
-enum class LambdaMap : uint8_t { Uniform, Gaussian };
-inline const char* const kLambdaMapNames[] = {"uniform", "gaussian"};
+/// from the centre"; its width is not given there, the default 0.25 is ours). Image and Volume: λᵢⱼ =
+/// λ · max(gᵢⱼ, kLambdaGridFloor), g a grey image in [0, 1] (a picture's luminance, or a volume slice
+/// normalised by its min and max) resampled to the lattice (LambdaGrid, make_lambda_map).
+enum class LambdaMap : uint8_t { Uniform, Gaussian, Image, Volume };
+inline const char* const kLambdaMapNames[] = {"uniform", "gaussian", "image", "volume"};
 
-/// The λ map, separable: λ(i, j) = row[i] · col[j] rounded once (float), row[i] = λ · exp(−(i − cy)²/(2σ²)),
-/// col[j] = exp(−(j − cx)²/(2σ²)) (uniform: row = λ, col = 1), and x_max per site (uint8, row-major).
-/// Throws InputError for λ outside (0, 16] or not a number ("--lambda"), decay_width ≤ 0
-/// ("--decay-width"), or W, H < 2.
+/// The smallest grey level of an image or volume map: black sites get λ · 0.01 (λ > 0, x_max ≥ 1).
+inline constexpr double kLambdaGridFloor = 0.01;
+
+/// A grey image, values in [0, 1], row-major, row 0 at the top: the source of the image and volume maps.
+struct LambdaGrid {
+  int width = 0, height = 0;
+  std::vector<float> v;
+};
+
+/// The λ map and x_max per site (uint8, row-major). Uniform and Gaussian are separable: λ(i, j) = row[i] ·
+/// col[j] rounded once (float), row[i] = λ · exp(−(i − cy)²/(2σ²)), col[j] = exp(−(j − cx)²/(2σ²))
+/// (uniform: row = λ, col = 1), and `site` is empty. Image and Volume are not: `site` holds λ per site
+/// (row-major float), row and col are empty.
 struct LambdaField {
   int width = 0, height = 0;
   std::vector<float> row, col;
+  std::vector<float> site;
   std::vector<uint8_t> xmax;
-  float at(int i, int j) const { return row[i] * col[j]; }
+  bool separable() const { return site.empty(); }
+  float at(int i, int j) const { return separable() ? row[i] * col[j] : site[static_cast<size_t>(i) * width + j]; }
+  /// The largest λ over the lattice.
+  float max() const;
 };
-LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height);
+/// The λ map of `map` on a width × height lattice; `grid` (Image, Volume: required) is resampled to the
+/// lattice by bilinear interpolation between pixel centres (lattice site (i, j) samples the grid at
+/// ((j + ½) · gw / W − ½, (i + ½) · gh / H − ½), clamped to the grid: the picture is stretched to fill the
+/// lattice, its aspect ratio is not kept). Throws InputError for λ outside (0, 16] or not a number
+/// ("--lambda"), decay_width ≤ 0 ("--decay-width"), W, H < 2, or an Image/Volume map without a grid
+/// ("--lambda-map").
+LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
+                            const LambdaGrid* grid = nullptr);
 
 /// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
 /// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
 /// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
-/// same bits.
-template <int NX>
+/// same bits. Site: λ per site from lam_site (a map that is not separable) instead of lam_row · lam_col.
+template <int NX, bool Site = false>
 struct PoissonIsingRule {
   static constexpr int kTerms = NX;
-  const float* lam_row = nullptr;  ///< LambdaField::row (H)
-  const float* lam_col = nullptr;  ///< LambdaField::col (W)
+  static constexpr bool kSite = Site;
+  const float* lam_row = nullptr;  ///< LambdaField::row (H); separable maps
+  const float* lam_col = nullptr;  ///< LambdaField::col (W); separable maps
+  const float* lam_site = nullptr; ///< LambdaField::site (W × H); Site only
   const uint8_t* xmax = nullptr;   ///< x_max per site, row-major
   const float* weights = nullptr;  ///< PoissonIsingTables::weights
   int X = 0;                       ///< PoissonIsingTables::X
@@ -198,7 +198,10 @@ struct PoissonIsingRule {
   int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
 
-  MV_HD MV_INLINE float lambda(int r, int c) const { return pi_mul(lam_row[r], lam_col[c]); }
+  MV_HD MV_INLINE float lambda(int r, int c) const {
+    if constexpr (Site) return lam_site[static_cast<size_t>(r) * width + c];
+    else return mul_rn(lam_row[r], lam_col[c]);
+  }
   MV_HD MV_INLINE const float* row(int xm, int k, int S) const {
     return weights + ((static_cast<uint32_t>(xm) * 5u + static_cast<uint32_t>(k)) * (4u * X + 1u) +
                       static_cast<uint32_t>(S)) * static_cast<uint32_t>(stride);
@@ -210,19 +213,20 @@ struct PoissonIsingRule {
   }
 #if defined(__CUDACC__)
   /// draw() of the four sites c0 + 2j + p (j = 0 … 3) of row r (c0 a multiple of 8, width too), reading
-  /// their x_max and λ factors with one 8-byte and two 16-byte loads.
+  /// their x_max and λ factors (Site: their λ) with one 8-byte and two 16-byte loads.
   __device__ __forceinline__ void draw4(int r, int c0, int p, const int* S, const int* k, const float* u, int* out) const {
     const size_t base = static_cast<size_t>(r) * width + c0;
     const uint2 xm8 = *reinterpret_cast<const uint2*>(xmax + base);
     const uint64_t xm64 = (static_cast<uint64_t>(xm8.y) << 32 | xm8.x) >> (8 * p);
-    const float4 ca = reinterpret_cast<const float4*>(lam_col + c0)[0];
-    const float4 cb = reinterpret_cast<const float4*>(lam_col + c0)[1];
+    const float* lp = Site ? lam_site + base : lam_col + c0;
+    const float4 ca = reinterpret_cast<const float4*>(lp)[0];
+    const float4 cb = reinterpret_cast<const float4*>(lp)[1];
     const float col[4] = {p ? ca.y : ca.x, p ? ca.w : ca.z, p ? cb.y : cb.x, p ? cb.w : cb.z};
-    const float lr = lam_row[r];
+    const float lr = Site ? 1.f : lam_row[r];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
-      out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), pi_mul(lr, col[j]), xm, u[j]);
+      out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), Site ? col[j] : mul_rn(lr, col[j]), xm, u[j]);
     }
   }
 #endif
@@ -233,7 +237,7 @@ struct PoissonIsingRule {
   /// The initial value of site (r, c) from uniform u: uniform on 0 … x_max.
   MV_HD MV_INLINE int initial(int r, int c, float u) const {
     const int xm = xmax[static_cast<size_t>(r) * width + c];
-    const int x = static_cast<int>(pi_mul(u, static_cast<float>(xm + 1)));
+    const int x = static_cast<int>(mul_rn(u, static_cast<float>(xm + 1)));
     return x > xm ? xm : x;
   }
 };
