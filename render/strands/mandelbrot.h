@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "base/float_rn.h"
 #include "render/math.h"
 #include "render/strands/strand.h"
 
@@ -62,16 +63,8 @@ struct MandelbrotStrands {
     return WorkStatus::Active;
   }
 
-  /// |z|² = x² + y², rounded the same way on host and device.
+  /// |z|² = x² + y², rounded the same way on host and device (base/float_rn.h).
   MV_HD static float norm2(float x, float y) { return fmaf(x, x, mul_rn(y, y)); }
-  /// x·y rounded to nearest, never fused with a neighbouring add.
-  MV_HD static float mul_rn(float x, float y) {
-#if defined(__CUDA_ARCH__)
-    return __fmul_rn(x, y);
-#else
-    return x * y;
-#endif
-  }
 
   /// Smooth escape-time colouring: ν = n + 1 − log2(log2 |z|) through a cyclic palette; inside: black.
   MV_HD Vec3 color(const State& s, WorkStatus) const {
