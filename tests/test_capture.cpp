@@ -11,6 +11,7 @@
 
 #include "app/session/capture.h"
 #include "app/session/image_io.h"
+#include "app/session/lattice_run.h"
 #include "render/pathtracer/scene_io.h"
 #include "test_support.h"
 
@@ -195,6 +196,31 @@ TEST(CaptureGpu, MegakernelSidecarCarriesItsKnobsAndStatistics) {
   EXPECT_TRUE(m["stats"]["sort_passes"].contains("sorted-sorted"));
   EXPECT_EQ(m["stats"]["empty_executions"], 0);
   EXPECT_EQ(j["device"]["runs_on"], "gpu");
+}
+
+// One sidecar schema: the film's and a lattice run's captures start with the same fields (a strand capture
+// too: StrandView.CapturesNeverOverwriteAndTheSidecarDescribesTheRun).
+TEST(Capture, EveryModesSidecarStartsWithTheSameFields) {
+  test::TempDir dir("capture");
+  Session film(small_room());
+  film.advance();
+  const nlohmann::json a = nlohmann::json::parse(test::slurp(capture(film, ToneMapSettings{}, dir.str()).json));
+  auto gibbs = find_lattice_workload("gibbs")->make({{"width", "16"}, {"height", "16"}}, false);
+  gibbs->advance(1.0);
+  std::vector<uint32_t> shown;
+  uint32_t w = 0, h = 0;
+  gibbs->image(0, shown, w, h);
+  const nlohmann::json b = nlohmann::json::parse(test::slurp(capture_lattice(*gibbs, 0, shown, w, h, dir.str(), {}).second));
+  for (const nlohmann::json* j : {&a, &b}) {
+    for (const char* key : {"megaview_version", "timestamp", "workload", "strategy", "knobs", "device"})
+      EXPECT_TRUE(j->contains(key)) << key << " in " << j->dump();
+    EXPECT_EQ(j->at("device").at("runs_on"), "cpu");
+    EXPECT_TRUE(j->at("knobs").is_object());
+  }
+  EXPECT_EQ(a["workload"], "progressive");
+  EXPECT_EQ(a["strategy"], film.strategy().name);
+  EXPECT_EQ(b["workload"], "gibbs");
+  EXPECT_EQ(b["knobs"]["width"], 16);
 }
 
 TEST(Capture, FilesHoldWhatTheSessionShows) {

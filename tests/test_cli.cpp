@@ -899,8 +899,8 @@ TEST_F(Gui, StrandModeRunsTaskStrategiesWithTheirQuantumAndGroupPriority) {
   const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/mandelbrot-sequential-priority-0001.json"));
   EXPECT_EQ(j["strategy"], "sequential-priority");
   EXPECT_EQ(j["grid"], "q8,least-remaining");
-  EXPECT_EQ(j["settings"]["task_quantum"], 8);
-  EXPECT_EQ(j["settings"]["task_priority"], "least-remaining");
+  EXPECT_EQ(j["knobs"]["task_quantum"], 8);
+  EXPECT_EQ(j["knobs"]["task_priority"], "least-remaining");
   EXPECT_NE(j["timing"]["notes"].get<std::string>().find("192 groups of 32, quantum 8"), std::string::npos) << j.dump();
 }
 
@@ -924,7 +924,7 @@ TEST_F(Gui, StrandCaptureDuringTheFillInReplayHoldsTheWholeRun) {
                            "--smoke-at 6:capture --capture-dir '" + caps2 + "'");
   ASSERT_EQ(r2.code, 0) << r2.err;
   EXPECT_EQ(read_png(caps2 + "/mandelbrot-cpu-parallel-0001.png", w, h), png);
-  EXPECT_EQ(j["settings"]["record_finish_order"], true);
+  EXPECT_EQ(j["knobs"]["record_finish_order"], true);
   EXPECT_TRUE(has_colour(png, 0, 0, 0)) << "the set's black is missing";
 }
 
@@ -1069,8 +1069,8 @@ TEST_F(Gui, ToyWorkloadRunsAndCapturesInTheGui) {
   EXPECT_EQ(j["workload"], "checkerboard");
   EXPECT_EQ(j["steps"]["count"], 64 * 32);
   // The generic knobs: --work-unit from the command line, cpu-block from the scripted generated widget.
-  EXPECT_EQ(j["settings"]["work_unit"], 4);
-  EXPECT_EQ(j["settings"]["cpu_block"], 512);
+  EXPECT_EQ(j["knobs"]["work_unit"], 4);
+  EXPECT_EQ(j["knobs"]["cpu_block"], 512);
   EXPECT_EQ(j["knobs_read"], nlohmann::json::array({"cpu-block"}));
   const StrandResult ref = find_strand_workload("checkerboard").run("sequential", 64, 32, StrandRunSettings{}, true);
   EXPECT_EQ(j["image_checksum"], fmt::format("{:016x}", ref.checksum()));

@@ -152,7 +152,11 @@ TEST(StrandView, CapturesNeverOverwriteAndTheSidecarDescribesTheRun) {
   EXPECT_EQ(j["steps"]["count"], 64 * 48);
   EXPECT_NEAR(j["steps"]["mean"].get<double>(), o.stats.mean, 1e-9);
   EXPECT_EQ(j["timing"]["clock"], "wall-clock");
-  EXPECT_TRUE(j.contains("gpu"));
+  // The fields every mode's sidecar starts with (app/session/capture.h, sidecar_header).
+  for (const char* key : {"megaview_version", "timestamp", "workload", "strategy", "knobs", "device"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["device"]["runs_on"], "cpu");
+  EXPECT_EQ(j["knobs"]["grid"], "auto");
 }
 
 // All nine strategies run in the GUI: the GPU ones through the viewer's path (runner →

@@ -71,6 +71,18 @@ struct OwnedFd {
 
 }  // namespace
 
+nlohmann::json sidecar_header(const std::string& workload, const std::string& strategy, nlohmann::json knobs,
+                              bool runs_on_gpu) {
+  nlohmann::json r = {{"megaview_version", MV_VERSION},
+                      {"timestamp", iso8601_utc_now()},
+                      {"workload", workload},
+                      {"strategy", strategy},
+                      {"knobs", knobs.is_null() ? nlohmann::json::object() : std::move(knobs)},
+                      {"device", {{"runs_on", runs_on_gpu ? "gpu" : "cpu"}}}};
+  if (runs_on_gpu) r["device"]["gpu"] = gpu_info().name;
+  return r;
+}
+
 nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   using nlohmann::json;
   const SessionOptions& o = s.options();
@@ -82,12 +94,11 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
       std::accumulate(patch_spp.begin(), patch_spp.end(), 0.0) / static_cast<double>(patch_spp.size());
   const uint32_t finished = s.workload().finished_tasks();  // at the target, or stopped by `adaptive`
 
-  json r;
-  r["megaview_version"] = MV_VERSION;
-  r["timestamp"] = iso8601_utc_now();
+  const Params* knobs = s.strategy_params();  // the strategy's knobs, generated
+  json r = sidecar_header("progressive", s.strategy().name, knobs ? params_json(*knobs) : json::object(),
+                          s.side() == Side::Device);
   r["scene"] = {{"name", s.scene().name}, {"file", s.scene().source_path}};
   r["resolution"] = {{"width", s.width()}, {"height", s.height()}};
-  r["strategy"] = s.strategy().name;
   r["priority"] = priority_name(o.task.priority);
   if (o.task.priority == PriorityFunction::Adaptive) r["noise_threshold"] = o.task.noise_threshold;
   r["paths_per_pixel"] = o.task.paths_per_pixel;
@@ -97,7 +108,6 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
   r["block_size"] = o.schedule.block_size;
   r["paths_per_frame"] = o.paths_per_frame;  // 0: automatic, about frame_budget_ms of work
   r["frame_budget_ms"] = o.frame_budget_ms;
-  if (const Params* p = s.strategy_params()) r["knobs"] = params_json(*p);  // the strategy's knobs, generated
   if (const MegakernelControl* m = s.megakernel())  // the scheduler's statistics (Kerbl 2012); its settings are the knobs
     r["megakernel"] = {{"stats", megakernel_stats_json(m->stats(), gpu_info().clock_khz)}};
   r["spp"] = {{"mean", mean_spp}, {"min", *lo}, {"max", *hi}};
@@ -115,11 +125,7 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
                   {"gamma", tm.gamma},
                   {"heat_map", tm.heat_map},
                   {"heat_opacity", tm.heat_opacity}};
-  r["device"] = {{"runs_on", s.side() == Side::Device ? "gpu" : "cpu"}};
-  if (s.gpu_in_use())
-    r["device"]["gpu"] = gpu_info().name;
-  else
-    r["device"]["cpu_reason"] = s.cpu_reason();
+  if (!s.gpu_in_use()) r["device"]["cpu_reason"] = s.cpu_reason();
   return r;
 }
 
@@ -180,7 +186,7 @@ std::string capture_png(const std::string& dir, const std::string& base, const s
       [&](const std::string& st) {
         sidecar["capture"] = {{"png", file_name(st + ".png")}};
         sidecar["capture"].update(capture_fields);
-        sidecar.update(extra);
+        if (!extra.is_null()) sidecar.update(extra);  // {} from a caller is null, not an object
         return sidecar;
       });
 }

@@ -24,6 +24,14 @@ struct CaptureResult {
   std::string png, exr, heat_png, json;  ///< paths written
 };
 
+/// The fields every capture sidecar starts with, in every mode (the film, strands, lattice workloads): one
+/// schema. {"megaview_version", "timestamp" (ISO 8601, UTC), "workload" ("progressive" for the path
+/// tracer's film, else the --workload name), "strategy", "knobs" (`knobs`: the strategy's or the run's knobs
+/// by name, base/params.h), "device": {"runs_on": "gpu" | "cpu", "gpu": its name when one is in use}}.
+/// Each mode adds its own fields beside these.
+nlohmann::json sidecar_header(const std::string& workload, const std::string& strategy, nlohmann::json knobs,
+                              bool runs_on_gpu);
+
 /// Claims a fresh stem `dir`/`base`NNNN (NNNN = 0001, 0002, ...: O_CREAT|O_EXCL on "<stem>.json", then
 /// none of "<stem><suffix>" may exist; `dir` is created if missing), calls `write_files(stem, written)`
 /// (which writes the other files with write_new_file and lists them in `written`), then writes

@@ -54,8 +54,12 @@ std::pair<std::string, std::string> capture_lattice(const LatticeRun& run, size_
   if (width == 0 || height == 0 || shown.size() != static_cast<size_t>(width) * height)
     throw InputError("", "capture", "no " + run.workload() + " image to capture yet");
   const std::string base = run.workload() + "-" + run.strategy() + "-" + views[view] + "-";
-  const std::string stem = capture_png(dir, base, shown, static_cast<int>(width), static_cast<int>(height), run.report(),
-                                       {{"shown", views[view]}}, extra);
+  nlohmann::json report = run.report();
+  nlohmann::json sidecar = sidecar_header(run.workload(), run.strategy(), report["knobs"], report["device"] == "gpu");
+  report.erase("device");  // the header's form of it
+  sidecar.update(report);
+  const std::string stem = capture_png(dir, base, shown, static_cast<int>(width), static_cast<int>(height),
+                                       std::move(sidecar), {{"shown", views[view]}}, extra);
   return {stem + ".png", stem + ".json"};
 }
 

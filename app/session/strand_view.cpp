@@ -231,19 +231,17 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   const StrandWorkloadEntry& w = find_strand_workload(q.workload);
   const StrategyInfo& info = w.strategy(q.strategy);
   const StrandTimings& t = r.timing;
-  const GpuInfo& gpu = gpu_info();
-  nlohmann::json j;
-  j["workload"] = q.workload;
-  j["strategy"] = q.strategy;
+  // Every knob of strand_params() (generated), then the grid and the recording switch.
+  StrandRunSettings knobs = q.settings;
+  nlohmann::json j = sidecar_header(q.workload, q.strategy,
+                                    params_json(BoundParams<StrandRunSettings>(strand_params(), knobs)),
+                                    info.needs_gpu());
+  j["knobs"]["grid"] = q.settings.grid.str();
+  j["knobs"]["record_finish_order"] = q.settings.record_finish_order;
   j["strategy_section"] = info.section;
   j["width"] = q.width;
   j["height"] = q.height;
   j["strands"] = static_cast<uint64_t>(q.width) * q.height;
-  // Every knob of strand_params() (generated), then the grid and the recording switch.
-  StrandRunSettings knobs = q.settings;
-  j["settings"] = params_json(BoundParams<StrandRunSettings>(strand_params(), knobs));
-  j["settings"]["grid"] = q.settings.grid.str();
-  j["settings"]["record_finish_order"] = q.settings.record_finish_order;
   j["knobs_read"] = info.knobs;
   j["grid"] = strand_grid_text(info, t.grid, q.settings);
   switch (w.view_kind) {
@@ -283,8 +281,6 @@ nlohmann::json strand_report(const StrandOutcome& o) {
     j["picture"] = {{"width", r.view_width}, {"height", r.view_height},
                     {"what", "the workload's own picture of its result (ridge3d: the converged particles as "
                              "splats coloured by ridge strength, seen through the view)"}};
-  j["gpu"] = gpu.available ? nlohmann::json(gpu.name) : nlohmann::json(nullptr);
-  j["runs_on"] = info.needs_gpu() ? "gpu" : "cpu";
   return j;
 }
 
