@@ -243,14 +243,12 @@ void run_mse_curve(const MseCurveCommand& c) {
 
   progress.finish();
   write_new_text_file(csv, text);
-  FigureMetadata meta;
-  meta.kind = meta.subcommand = "mse-curve";
-  meta.redoes = "Kerbl 2012, Fig 9";
-  meta.context = fmt::format("{}, against {}", scene, reference);
-  if (!c.session.force_cpu && gpu_available()) meta.gpu = gpu_info().name;
-  meta.units = {{"series", "strategy:priority"}, {"strategy", "name"}, {"priority", "name"}, {"busy_ms", "ms"},
-                {"paths", "paths"}, {"spp_mean", "samples per pixel"}, {"mse", "squared linear RGB"}};
-  write_figure_metadata(csv, meta);
+  write_figure_metadata(csv, {"mse-curve", "mse-curve", "Kerbl 2012, Fig 9",
+                              fmt::format("{}, against {}", scene, reference),
+                              !c.session.force_cpu && gpu_available() ? gpu_info().name : std::string(),
+                              {{"series", "strategy:priority"}, {"strategy", "name"}, {"priority", "name"},
+                               {"busy_ms", "ms"}, {"paths", "paths"}, {"spp_mean", "samples per pixel"},
+                               {"mse", "squared linear RGB"}}});
 
   // Summary: MSE at 25/50/100 % of the duration, and the time to reach the baseline's final MSE.
   size_t base = 0;

@@ -392,17 +392,24 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   return cmd;
 }
 
-CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
-  CLI::App* cmd = app.add_subcommand(
-      "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
-  cmd->add_option("--n", m.n, "queue lengths, comma separated")
+/// The two axes of the S(n) experiments (Kerbl 2012 Figs 4–5) that sched-model and sched-bench share:
+/// --n (queue lengths) and --task-us (task durations, checked by `task_us_check`).
+void add_sn_axes(CLI::App& cmd, std::vector<uint32_t>& n, std::vector<double>& task_us,
+                 const CLI::Validator& task_us_check) {
+  cmd.add_option("--n", n, "queue lengths, comma separated")
       ->delimiter(',')
       ->check(cli::integer(2, 1 << 24))
       ->capture_default_str();
-  cmd->add_option("--task-us", m.task_us, "task durations in µs, comma separated")
+  cmd.add_option("--task-us", task_us, "task durations in µs, comma separated")
       ->delimiter(',')
-      ->check(cli::real({1e-3}, {1e7}, "µs"))
+      ->check(task_us_check)
       ->capture_default_str();
+}
+
+CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
+  CLI::App* cmd = app.add_subcommand(
+      "sched-model", "predicted order score S(n) of the priority megakernel, CPU model (Kerbl 2012, Figs 4-5)");
+  add_sn_axes(*cmd, m.n, m.task_us, cli::real({1e-3}, {1e7}, "µs"));
   cmd->add_option("--workers", m.workers, "concurrent workers (default: an H100's 132 SMs x 8 warps)")
       ->check(cli::integer(1, 1 << 24))
       ->capture_default_str();
@@ -429,14 +436,7 @@ CLI::App* add_sched_model_command(CLI::App& app, SchedModelCommand& m) {
 CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
   CLI::App* cmd = app.add_subcommand(
       "sched-bench", "order score S(n) of the GPU megakernel with blocking tasks, controller vs FIFO (Kerbl 2012, Figs 4-5)");
-  cmd->add_option("--n", b.n, "queue lengths, comma separated")
-      ->delimiter(',')
-      ->check(cli::integer(2, 1 << 24))
-      ->capture_default_str();
-  cmd->add_option("--task-us", b.task_us, "task durations in µs, comma separated")
-      ->delimiter(',')
-      ->check(cli::real({0.0, false}, {1e6}, "µs"))
-      ->capture_default_str();
+  add_sn_axes(*cmd, b.n, b.task_us, cli::real({0.0, false}, {1e6}, "µs"));
   cmd->add_option("--threads", b.threads, "block sizes of the persistent kernel, comma separated")
       ->delimiter(',')
       ->check(cli::multiple_of(32, 32, 1024))
