@@ -60,7 +60,7 @@ for step in "$@"; do
       timeout $T $mv_bin bench --scene room --strategies uniform,sorted-waves,megakernel --repeat 5 --csv "$logs/bench-gpu.csv" 2>&1 | tee -a "$logs/session.log"
       timeout $T $mv_bin bench --scene room --strategies uniform,sorted-waves --wave-size 16384 --repeat 5 --csv "$logs/bench-gpu-k16384.csv" 2>&1 | tee -a "$logs/session.log"
       log "bench CPU (64 spp)"
-      timeout $T $mv_bin bench --scene room --cpu --spp 64 --strategies cpu-parallel,sequential --repeat 3 --csv "$logs/bench-cpu.csv" 2>&1 | tee -a "$logs/session.log" ;;
+      timeout $T $mv_bin bench --scene room --cpu --spp 64 --strategies cpu-waves,sequential-waves,cpu-parallel,sequential --repeat 3 --csv "$logs/bench-cpu.csv" 2>&1 | tee -a "$logs/session.log" ;;
     strands)
       log "strand strategies (Lehmann 2023): GPU tests, bench, Appendix A sweep at ${STRAND_SIZE:-1000x1000}"
       timeout $T dist/megaview_tests --gtest_filter='Strand*:GpuStrand*:AppendixA/*:Mandelbrot*' >"$logs/strand-tests.log" 2>&1
