@@ -86,20 +86,10 @@ struct HaloRectSet {
 /// Row alignment of the GPU arrays, in floats (one 128-byte line).
 inline constexpr int kHaloAlign = 32;
 
-/// A store of the new field: with kStream a streaming store (st.global.cs: evict first), since the value is
-/// read again only at the next iteration, after the whole field has passed through the caches.
-template <bool kStream, class T>
-__device__ __forceinline__ void halo_store(T* p, T v) {
-  if constexpr (kStream)
-    __stcs(p, v);
-  else
-    *p = v;
-}
-
 /// `rule` over rectangle r: thread (x, y) of the grid computes column r.x0 − lead + x (skipped outside r,
 /// so that each warp covers whole 128-byte lines) for ROWS consecutive rows, keeping the north and
-/// centre values in registers. kStream: streaming stores (halo_store).
-template <class Rule, int BX, int BY, int ROWS, bool kStream = false>
+/// centre values in registers.
+template <class Rule, int BX, int BY, int ROWS>
 __global__ void __launch_bounds__(BX* BY)
     halo_compute_kernel(const float* __restrict__ in, float* __restrict__ out, int pitch, HaloRect r, int lead, Rule rule) {
   const int x = int(blockIdx.x) * BX + int(threadIdx.x) - lead;
@@ -111,7 +101,7 @@ __global__ void __launch_bounds__(BX* BY)
 #pragma unroll
     for (int k = 0; k < ROWS; ++k) {
       const float s = in[i + pitch];
-      halo_store<kStream>(out + i, rule(c, n, s, in[i - 1], in[i + 1]));
+      out[i] = rule(c, n, s, in[i - 1], in[i + 1]);
       n = c;
       c = s;
       i += pitch;
@@ -119,7 +109,7 @@ __global__ void __launch_bounds__(BX* BY)
   } else {
     for (int k = y0; k < r.h; ++k) {
       const float s = in[i + pitch];
-      halo_store<kStream>(out + i, rule(c, n, s, in[i - 1], in[i + 1]));
+      out[i] = rule(c, n, s, in[i - 1], in[i + 1]);
       n = c;
       c = s;
       i += pitch;
@@ -130,7 +120,7 @@ __global__ void __launch_bounds__(BX* BY)
 /// The vectorised form of halo_compute_kernel: each thread computes 4 consecutive columns with 16-byte
 /// loads and stores, taking its west and east neighbours from the adjacent lanes (__shfl) and, at the
 /// warp's ends, from one extra load. Same rule, same order: the same bits. BX must be a multiple of 32.
-template <class Rule, int BX, int BY, int ROWS, bool kStream = false>
+template <class Rule, int BX, int BY, int ROWS>
 __global__ void __launch_bounds__(BX* BY)
     halo_compute_kernel_v4(const float* __restrict__ in, float* __restrict__ out, int pitch, HaloRect r, int lead, Rule rule) {
   static_assert(BX % 32 == 0, "a warp must share one row");
@@ -152,7 +142,7 @@ __global__ void __launch_bounds__(BX* BY)
     const float4 o = make_float4(rule(c.x, n.x, s.x, w, c.y), rule(c.y, n.y, s.y, c.x, c.z),
                                  rule(c.z, n.z, s.z, c.y, c.w), rule(c.w, n.w, s.w, c.z, e));
     if (whole) {
-      halo_store<kStream>(reinterpret_cast<float4*>(out + i), o);
+      *reinterpret_cast<float4*>(out + i) = o;
     } else if (load) {
       if (col >= 0 && col < r.w) out[i] = o.x;
       if (col + 1 >= 0 && col + 1 < r.w) out[i + 1] = o.y;
@@ -568,16 +558,12 @@ class HaloGpu {
       case 5: return launch<256, 1, 32>(g, t, r);
       case 6: return launch<128, 1, 16, true>(g, t, r);
       case 7: return launch<64, 2, 16, true>(g, t, r);
-      case 8: return launch<512, 1, 16, false, true>(g, t, r);
-      case 9: return launch<128, 1, 16, true, true>(g, t, r);
-      case 10: return launch<256, 1, 32, true>(g, t, r);
-      case 11: return launch<256, 1, 32, true, true>(g, t, r);
       default: return launch<64, 4, 8>(g, t, r);
     }
   }
   /// `rule` over r (one launch): blocks of BX × BY threads, each thread ROWS rows; the x range starts at
   /// the 32-float line holding r.x0.
-  template <int BX, int BY, int ROWS, bool kVec4 = false, bool kStream = false>
+  template <int BX, int BY, int ROWS, bool kVec4 = false>
   void launch(int g, size_t t, const HaloRect& r) {
     if (r.w <= 0 || r.h <= 0) return;
     const int lead = (tiles_[t].lead + r.x0) % kHaloAlign;
@@ -585,10 +571,10 @@ class HaloGpu {
     const dim3 grid(unsigned((r.w + lead + per_block - 1) / per_block), unsigned((r.h + BY * ROWS - 1) / (BY * ROWS)));
     const cudaStream_t s = gpus_[size_t(g)].compute;
     if constexpr (kVec4)
-      halo_compute_kernel_v4<Rule, BX, BY, ROWS, kStream><<<grid, dim3(BX, BY), 0, s>>>(
+      halo_compute_kernel_v4<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, s>>>(
           tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
     else
-      halo_compute_kernel<Rule, BX, BY, ROWS, kStream><<<grid, dim3(BX, BY), 0, s>>>(
+      halo_compute_kernel<Rule, BX, BY, ROWS><<<grid, dim3(BX, BY), 0, s>>>(
           tiles_[t].field[parity_], tiles_[t].field[1 - parity_], tiles_[t].pitch, r, lead, rule_);
     MV_HALO_LAUNCH(g);
   }

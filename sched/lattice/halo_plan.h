@@ -49,11 +49,9 @@ inline constexpr int kMaxHaloDepth = 64;
 inline constexpr int kMaxHaloPartitions = 64;
 
 /// The GPU compute kernel's block shapes (HaloConfig::kernel, sched/lattice/halo_gpu.cuh): threads x ×
-/// threads y × rows per thread; "v4": each thread computes 4 columns with 16-byte loads and stores; "s":
-/// streaming stores (st.global.cs).
-inline const char* const kHaloKernelShapes[] = {"64x4x8",    "128x2x8",    "256x1x16",    "32x8x4",
-                                                "512x1x16",  "256x1x32",   "128x1x16v4",  "64x2x16v4",
-                                                "512x1x16s", "128x1x16v4s", "256x1x32v4", "256x1x32v4s"};
+/// threads y × rows per thread; "v4": each thread computes 4 columns with 16-byte loads and stores.
+inline const char* const kHaloKernelShapes[] = {"64x4x8",   "128x2x8",   "256x1x16",    "32x8x4",
+                                                "512x1x16", "256x1x32", "128x1x16v4", "64x2x16v4"};
 inline constexpr int kHaloKernelCount = int(sizeof kHaloKernelShapes / sizeof kHaloKernelShapes[0]);
 
 enum class HaloExchange : uint8_t { Sync, Async };
