@@ -25,9 +25,12 @@
 
 namespace mv {
 
-/// Knobs of cpu-parallel on patch tasks: the strand strategies' `cpu-block` (strand_params()).
+/// Knobs of cpu-parallel on patch tasks: the strand strategies' `cpu-block` (strand_params()), here the most
+/// patches per TBB task. Its default differs from the strands' 4096: one batch of a patch task (32 paths)
+/// costs about as much as a thousand strand updates, so a super-step's piece must be split finely to keep
+/// every core busy (with 4096 a piece of a few thousand patches ran on one core).
 struct CpuBlockSettings {
-  uint32_t cpu_block = 4096;  ///< tasks per TBB task of a super-step, [1, 2^24]
+  uint32_t cpu_block = 1;  ///< patches per TBB task at most, [1, 2^24]; TBB's partitioner groups them
 };
 
 template <class W, bool Parallel>
