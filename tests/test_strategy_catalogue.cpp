@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "app/session/lattice_run.h"
 #include "app/session/session.h"
 #include "app/session/strand_workloads.h"
 #include "app/session/strategy_catalogue.h"
@@ -49,6 +50,19 @@ TEST(StrategyCatalogue, ANameOnBothKindsIsOneAlgorithmAndAMissingKindHasAReason)
   EXPECT_TRUE(find_catalogue_entry("megakernel").info.priorities);
   EXPECT_FALSE(find_catalogue_entry("cuda-global-queue").info.priorities);
   EXPECT_THROW(find_catalogue_entry("warp-drive"), InputError);
+}
+
+// The lattice workloads' kernels are strategies too (app/session/lattice_run.h): their names are their own,
+// never a name of the catalogue, so a name means one algorithm across the whole program.
+TEST(StrategyCatalogue, LatticeKernelsHaveNamesOfTheirOwn) {
+  std::set<std::string> seen;
+  for (const CatalogueEntry& e : strategy_catalogue()) seen.insert(e.info.name);
+  for (const LatticeWorkloadEntry& w : lattice_workloads()) {
+    const auto run = w.make({{"width", "16"}, {"height", "16"}, {"size", "64"}}, false);  // the CPU reference
+    const std::vector<std::string> names = run->strategies();
+    ASSERT_FALSE(names.empty()) << w.name;
+    for (const std::string& n : names) EXPECT_TRUE(seen.insert(n).second) << w.name << ": " << n << " is taken";
+  }
 }
 
 }  // namespace
