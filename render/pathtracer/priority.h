@@ -82,9 +82,8 @@ enum class PriorityFunction : uint32_t {
   /// estimate whose prior's weight decays as the patch's own samples grow.
   /// Measured on an H100 under the megakernel (docs/perf.md, the section on `neyman`): on `caustic` it
   /// reaches uniform's 128-spp MSE with about the samples of the Neyman bound (0.045–0.070× uniform's),
-  /// against 0.30× for `variance`; on `room`, whose error is spread over the image, estimates from one batch
-  /// starve patches (a light's edge whose first 32 samples agree) and it needs 1.3–1.7× uniform's samples:
-  /// use `variance` there.
+  /// against 0.30× for `variance`; on `room`, whose error is spread over the image, it needs 1.3–1.7×
+  /// uniform's samples (its MSE stalls for a while; see there): use `variance` there.
   Neyman = 6,
 };
 
@@ -96,7 +95,6 @@ inline constexpr uint32_t kNeymanMinSpp = 2;
 /// Weight n₀ of PriorityFunction::Neyman's neighbour prior, in samples per pixel: the prior counts as much
 /// as n₀ of the patch's own samples (half of the estimate at n = n₀, a tenth at 9·n₀).
 inline constexpr float kNeymanPriorSpp = 4.f;
-
 
 /// Name used in the GUI, the CLI and sidecars ("none", "intensity", "convergence", "variance",
 /// "relative-error", "adaptive", "neyman").
