@@ -82,8 +82,10 @@ enum class PriorityFunction : uint32_t {
   /// estimate whose prior's weight decays as the patch's own samples grow.
   /// Measured on an H100 under the megakernel (docs/perf.md, the section on `neyman`): on `caustic` it
   /// reaches uniform's 128-spp MSE with about the samples of the Neyman bound (0.045–0.070× uniform's),
-  /// against 0.30× for `variance`; on `room`, whose error is spread over the image, it needs 1.3–1.7×
-  /// uniform's samples (its MSE stalls for a while; see there): use `variance` there.
+  /// against 0.30× for `variance`; on `room`, whose error is spread over the image, it needs 1.3–1.8×
+  /// uniform's samples under the default `buckets` settings (its priorities span more octaves than the
+  /// queue's band window, and the patches below it wait for the queue's ageing; `--age-period 4` brings it
+  /// to 0.51–0.79× but costs caustic): use `variance` there.
   Neyman = 6,
 };
 
