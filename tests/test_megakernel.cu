@@ -294,6 +294,16 @@ INSTANTIATE_TEST_SUITE_P(
 
 // With many segments the controller must actually sort (otherwise the tests above prove little about
 // the locking): 768 tasks in segments of 32 leave ~20 lockable pairs behind the head.
+// The default queue under `neyman` (urgent first batch, then priorities with a neighbour prior that other
+// warps' tasks change while it is read) still ends every patch at exactly the target.
+TEST_F(MegakernelGpu, NeymanEndsEveryPatchAtTheTarget) {
+  PatchWorkload& w = furnace(126, 94, task_params(10, PriorityFunction::Neyman, 3));
+  const RunTotals t = run_to_end(mk, w, 1u << 20, ScheduleSettings{});
+  expect_exact_target(w, 10);
+  EXPECT_EQ(t.tasks, 4ull * w.num_tasks());
+  EXPECT_EQ(mk.stats().empty_executions, 0u);
+}
+
 TEST_F(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {
   PatchWorkload& w = furnace(128, 96, task_params(64, PriorityFunction::Variance, 2));
   mk.settings().queue = QueueDesign::Kerbl;

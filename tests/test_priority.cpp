@@ -33,6 +33,57 @@ TEST(Priority, PatchPriorityOrdersFinishedLastAndUnderSampledFirst) {
             patch_priority(PriorityFunction::Variance, 0.f, 16, 4, 512));
 }
 
+// Neyman: the pixel term is the one-sample variance; the patch priority is the shrinkage of the patch's
+// mean pixel variance toward its neighbours' estimate, divided by n².
+TEST(Priority, NeymanPatchMathMatchesHandComputedValues) {
+  const Vec3 old_sum{1.f, 2.f, 3.f};
+  const Vec3 sum{3.f, 4.f, 5.f};
+  const Vec3 sum_sq{3.f, 5.f, 7.f};
+  const float var = (0.1875f + 0.25f + 0.1875f) * 4.f / 3.f;  // as in TermsMatchHandComputedValues
+  EXPECT_FLOAT_EQ(pixel_priority_term(PriorityFunction::Neyman, old_sum, 2, sum, sum_sq, 4), var);
+  EXPECT_EQ(pixel_priority_term(PriorityFunction::Neyman, old_sum, 0, sum, sum_sq, 1), 0.f);
+  // Own estimate 0.5 per pixel (16 pixels), 4 spp, neighbour prior 2: (4·0.5 + 4·2) / 8 = 1.25, / 16.
+  EXPECT_FLOAT_EQ(neyman_variance(0.5f, 4, 2.f), 1.25f);
+  EXPECT_FLOAT_EQ(patch_priority(PriorityFunction::Neyman, 8.f, 16, 4, 512, 2.f), 1.25f / 16.f);
+  // A partial patch of 6 pixels is ranked by its mean pixel variance, as the bound weighs it.
+  EXPECT_FLOAT_EQ(patch_priority(PriorityFunction::Neyman, 3.f, 6, 4, 512, 2.f), 1.25f / 16.f);
+  // The prior's weight decays with the patch's own samples: at 36 spp it is a tenth.
+  EXPECT_FLOAT_EQ(neyman_variance(0.f, 36, 10.f), 1.f);
+  // A patch that saw only zeros still ranks above zero next to a noisy neighbour, and at zero alone.
+  EXPECT_GT(patch_priority(PriorityFunction::Neyman, 0.f, 16, 8, 512, 1.f), 0.f);
+  EXPECT_EQ(patch_priority(PriorityFunction::Neyman, 0.f, 16, 8, 512, 0.f), 0.f);
+  // Urgent below kNeymanMinSpp (first batch), finished at the target.
+  EXPECT_GT(patch_priority(PriorityFunction::Neyman, 0.f, 16, 1, 512), 1e27f);
+  EXPECT_GT(patch_priority(PriorityFunction::Neyman, 0.f, 16, 0, 512), patch_priority(PriorityFunction::Neyman, 0.f, 16, 1, 512));
+  EXPECT_LT(patch_priority(PriorityFunction::Neyman, 1e6f, 16, 2, 512), 1e27f);
+  EXPECT_EQ(patch_priority(PriorityFunction::Neyman, 1.f, 16, 512, 512, 1.f), kFinishedPriority);
+  // A neighbour's estimate is recovered from its ranked priority; unranked neighbours give nothing.
+  EXPECT_FLOAT_EQ(neyman_neighbour_variance(neyman_rank(3.f, 6), 6, 512), 3.f);
+  EXPECT_EQ(neyman_neighbour_variance(kUnsampledPriority, 0, 512), 0.f);
+  EXPECT_EQ(neyman_neighbour_variance(1e30f / 2.f, 1, 512), 0.f);
+  EXPECT_EQ(neyman_neighbour_variance(kFinishedPriority, 512, 512), 0.f);
+  EXPECT_EQ(neyman_neighbour_variance(-6.f, 6, 512), 0.f);  // another function's order (none: −spp)
+}
+
+// Neyman on the caustic scene ends every patch at exactly the target, from one batch that does not divide
+// it, under the priority order (sequential-priority) and under the parallel CPU waves.
+TEST(Priority, NeymanEndsEveryPatchAtTheTarget) {
+  Scene scene = load_scene(resolve_scene_path("caustic"));
+  scene.width = 40;
+  scene.height = 30;  // partial patches at the bottom
+  for (const char* strategy : {"sequential-priority", "cpu-waves"}) {
+    PatchTaskParams p;
+    p.target_spp = 11;
+    p.paths_per_pixel = 3;
+    p.priority = PriorityFunction::Neyman;
+    PatchWorkload w(scene, p, false);
+    test::render_mean_image(w, strategy);
+    for (uint32_t n : w.film().host_patch_spp()) ASSERT_EQ(n, 11u) << strategy;
+    for (uint32_t n : w.film().host_spp()) ASSERT_EQ(n, 11u) << strategy;
+    EXPECT_EQ(w.finished_tasks(), w.num_tasks()) << strategy;
+  }
+}
+
 TEST(Priority, NamesRoundTripAndUnknownNamesAreRejected) {
   for (int i = 0; i < kNumPriorityFunctions; ++i) {
     const auto f = static_cast<PriorityFunction>(i);

@@ -101,9 +101,12 @@ struct PatchTaskView {
       ++pixels;
     }
     const bool stopped = ad.evaluate && record_convergence(task, converged, ad.check);
+    float prior = 0.f;
+    if (params.priority == PriorityFunction::Neyman)
+      for (int j = 0; j < 8; ++j) prior = fmaxf(prior, neighbour_variance(task, j));
     film.patch_spp[task] = n_old + k;
     priority[task] = stopped ? kFinishedPriority
-                             : patch_priority(params.priority, term_sum, pixels, n_old + k, params.target_spp);
+                             : patch_priority(params.priority, term_sum, pixels, n_old + k, params.target_spp, prior);
     return static_cast<uint32_t>(pixels) * k;
   }
 
@@ -145,11 +148,16 @@ struct PatchTaskView {
     const int pixels = __popc(__ballot_sync(kFull, writer));
     // Bit i: pixel i (lane i < 16) converged or outside the image.
     const uint32_t converged = __ballot_sync(kFull, lane < 16 && (!valid || c.converged)) & kPatchPixelsConverged;
+    float prior = 0.f;
+    if (params.priority == PriorityFunction::Neyman) {  // lane j < 8 reads neighbour j; the warp takes the max
+      prior = lane < 8 ? neighbour_variance(task, lane) : 0.f;
+      for (int off = 4; off > 0; off >>= 1) prior = fmaxf(prior, __shfl_xor_sync(kFull, prior, off));
+    }
     if (lane == 0) {
       const bool stopped = ad.evaluate && record_convergence(task, converged, ad.check);
       film.patch_spp[task] = n_old + k;
       priority[task] = stopped ? kFinishedPriority
-                               : patch_priority(params.priority, term, pixels, n_old + k, params.target_spp);
+                               : patch_priority(params.priority, term, pixels, n_old + k, params.target_spp, prior);
       if (counters) {
         atomicAdd(&counters->work, static_cast<unsigned long long>(pixels) * k);
         atomicAdd(&counters->tasks, 1u);
@@ -194,6 +202,19 @@ struct PatchTaskView {
     const bool converged =
         evaluate && adaptive_pixel_converged(adaptive_pixel_error(sum, half, n_old + k), params.noise_threshold);
     return {pixel_priority_term(params.priority, old_sum, n_old, sum, sum_sq, n_old + k), converged};
+  }
+  /// PriorityFunction::Neyman's prior from neighbour j ∈ [0, 8) of `task` (row by row over its 3×3 patch
+  /// neighbourhood, the patch itself skipped): neyman_neighbour_variance of the neighbour's current priority
+  /// and spp, 0 outside the grid. The neighbour's task may run at the same time: a value one execution old
+  /// is as good a prior, so plain loads.
+  MV_HD MV_INLINE float neighbour_variance(uint32_t task, int j) const {
+    const int c = j < 4 ? j : j + 1;
+    const int dx = c % 3 - 1, dy = c / 3 - 1;
+    const int px = static_cast<int>(task % static_cast<uint32_t>(film.grid.patches_x)) + dx;
+    const int py = static_cast<int>(task / static_cast<uint32_t>(film.grid.patches_x)) + dy;
+    if (px < 0 || px >= film.grid.patches_x || py < 0 || py >= film.grid.patches_y) return 0.f;
+    const uint32_t q = static_cast<uint32_t>(py * film.grid.patches_x + px);
+    return neyman_neighbour_variance(priority[q], film.patch_spp[q], params.target_spp);
   }
   /// Records the patch's converged pixels (bit i: pixel i; pixels outside the image set) and, if `check`,
   /// decides the stop: all 16 converged and the one-pixel ring too (FilmView::ring_converged). Returns true

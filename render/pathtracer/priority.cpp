@@ -15,6 +15,7 @@ const char* priority_name(PriorityFunction f) {
     case PriorityFunction::Variance: return "variance";
     case PriorityFunction::RelativeError: return "relative-error";
     case PriorityFunction::Adaptive: return "adaptive";
+    case PriorityFunction::Neyman: return "neyman";
   }
   return "?";
 }
@@ -24,8 +25,10 @@ PriorityFunction parse_priority(const char* name) {
     const auto f = static_cast<PriorityFunction>(i);
     if (std::strcmp(name, priority_name(f)) == 0) return f;
   }
-  throw InputError("", "priority", std::string("unknown priority function \"") + name +
-                                       "\" (allowed: none, intensity, convergence, variance, relative-error, adaptive)");
+  std::string allowed;
+  for (int i = 0; i < kNumPriorityFunctions; ++i)
+    allowed += std::string(i ? ", " : "") + priority_name(static_cast<PriorityFunction>(i));
+  throw InputError("", "priority", std::string("unknown priority function \"") + name + "\" (allowed: " + allowed + ")");
 }
 
 }  // namespace mv
