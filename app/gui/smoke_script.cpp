@@ -40,8 +40,8 @@ const std::vector<SmokeRule>& smoke_rules() {
 }
 
 bool is_smoke_knob(const std::string& action) {
-  return find_param(patch_strategy_knobs(), action) || strand_params_have(action) ||
-         find_param(patch_strategy_knobs(), action) != nullptr || lattice_knob_exists(action);
+  return find_param(patch_strategy_knobs(), action) != nullptr || strand_params_have(action) ||
+         lattice_knob_exists(action);
 }
 
 std::string smoke_forms_text() {

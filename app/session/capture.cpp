@@ -72,14 +72,14 @@ struct OwnedFd {
 }  // namespace
 
 nlohmann::json sidecar_header(const std::string& workload, const std::string& strategy, nlohmann::json knobs,
-                              bool runs_on_gpu) {
+                              bool runs_on_gpu, bool gpu_in_use) {
   nlohmann::json r = {{"megaview_version", MV_VERSION},
                       {"timestamp", iso8601_utc_now()},
                       {"workload", workload},
                       {"strategy", strategy},
                       {"knobs", knobs.is_null() ? nlohmann::json::object() : std::move(knobs)},
                       {"device", {{"runs_on", runs_on_gpu ? "gpu" : "cpu"}}}};
-  if (runs_on_gpu) r["device"]["gpu"] = gpu_info().name;
+  if (gpu_in_use) r["device"]["gpu"] = gpu_info().name;
   return r;
 }
 
@@ -96,7 +96,7 @@ nlohmann::json session_report(Session& s, const ToneMapSettings& tm) {
 
   const Params* knobs = s.strategy_params();  // the strategy's knobs, generated
   json r = sidecar_header("progressive", s.strategy().name, knobs ? params_json(*knobs) : json::object(),
-                          s.side() == Side::Device);
+                          s.side() == Side::Device, s.gpu_in_use());
   r["scene"] = {{"name", s.scene().name}, {"file", s.scene().source_path}};
   r["resolution"] = {{"width", s.width()}, {"height", s.height()}};
   r["priority"] = priority_name(o.task.priority);

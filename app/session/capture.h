@@ -27,10 +27,11 @@ struct CaptureResult {
 /// The fields every capture sidecar starts with, in every mode (the film, strands, lattice workloads): one
 /// schema. {"megaview_version", "timestamp" (ISO 8601, UTC), "workload" ("progressive" for the path
 /// tracer's film, else the --workload name), "strategy", "knobs" (`knobs`: the strategy's or the run's knobs
-/// by name, base/params.h), "device": {"runs_on": "gpu" | "cpu", "gpu": its name when one is in use}}.
-/// Each mode adds its own fields beside these.
+/// by name, base/params.h), "device": {"runs_on": "gpu" | "cpu" (`runs_on_gpu`), "gpu": its name when
+/// `gpu_in_use` (a CPU strategy may run beside a GPU the run uses)}}. Each mode adds its own fields
+/// beside these.
 nlohmann::json sidecar_header(const std::string& workload, const std::string& strategy, nlohmann::json knobs,
-                              bool runs_on_gpu);
+                              bool runs_on_gpu, bool gpu_in_use);
 
 /// Claims a fresh stem `dir`/`base`NNNN (NNNN = 0001, 0002, ...: O_CREAT|O_EXCL on "<stem>.json", then
 /// none of "<stem><suffix>" may exist; `dir` is created if missing), calls `write_files(stem, written)`

@@ -55,7 +55,8 @@ std::pair<std::string, std::string> capture_lattice(const LatticeRun& run, size_
     throw InputError("", "capture", "no " + run.workload() + " image to capture yet");
   const std::string base = run.workload() + "-" + run.strategy() + "-" + views[view] + "-";
   nlohmann::json report = run.report();
-  nlohmann::json sidecar = sidecar_header(run.workload(), run.strategy(), report["knobs"], report["device"] == "gpu");
+  const bool gpu = report["device"] == "gpu";
+  nlohmann::json sidecar = sidecar_header(run.workload(), run.strategy(), report["knobs"], gpu, gpu);
   report.erase("device");  // the header's form of it
   sidecar.update(report);
   const std::string stem = capture_png(dir, base, shown, static_cast<int>(width), static_cast<int>(height),

@@ -235,7 +235,7 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   StrandRunSettings knobs = q.settings;
   nlohmann::json j = sidecar_header(q.workload, q.strategy,
                                     params_json(BoundParams<StrandRunSettings>(strand_params(), knobs)),
-                                    info.needs_gpu());
+                                    info.needs_gpu(), gpu_info().available);
   j["knobs"]["grid"] = q.settings.grid.str();
   j["knobs"]["record_finish_order"] = q.settings.record_finish_order;
   j["strategy_section"] = info.section;
