@@ -308,4 +308,32 @@ class BoundParams : public Params {
   S& settings_;
 };
 
+/// Params over values kept as text by name (a workload's own knobs, whose typed settings struct lives
+/// where the workload is made): get() parses the stored text, set() checks and stores the text form.
+/// A knob missing from `values` reads as its text in `values` after set, so callers fill `values` with
+/// the defaults first.
+class TextParams : public Params {
+ public:
+  TextParams(const std::vector<ParamSpec>& specs, ParamValues& values) : specs_(specs), values_(values) {}
+  const std::vector<ParamSpec>& specs() const override { return specs_; }
+  double get(size_t i) const override {
+    const auto it = values_.find(specs_[i].name);
+    return it == values_.end() ? 0.0 : parse_param(specs_[i], it->second);
+  }
+  void set(size_t i, double v) override {
+    const ParamSpec& s = specs_[i];
+    if (!param_allows(s, v)) throw param_refusal(s, param_text(s, v));
+    values_[s.name] = param_text(s, v);
+  }
+  std::string get_text(size_t i) const override {
+    const auto it = values_.find(specs_[i].name);
+    return it == values_.end() ? std::string() : it->second;
+  }
+  void set_text(size_t i, const std::string& t) override { values_[specs_[i].name] = t; }
+
+ private:
+  const std::vector<ParamSpec>& specs_;
+  ParamValues& values_;
+};
+
 }  // namespace mv

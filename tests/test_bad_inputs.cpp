@@ -204,12 +204,12 @@ TEST(BadInputs, TheStencilBenchNamesTheOptionAndItsRange) {
 }
 
 TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
-  const std::string step = "[0.05, 16] voxels";
+  const std::string step = "[0.05, 16]";
   run_cases({
       {kStrands + " --step nan", {"--step", step, "\"nan\""}},
       {kStrands + " --step 0", {"--step", step}},
       {kStrands + " --step -1", {"--step", step}},
-      {kStrands + " --step 1e-9", {"--step: must be a finite number in [0.05, 16] voxels, got \"1e-9\""}},
+      {kStrands + " --step 1e-9", {"--step: must be a finite number in [0.05, 16], got \"1e-9\""}},
       {kStrands + " --step 17", {"--step", step}},
       {kStrands + " --step inf", {"--step", step}},
       {kStrands + " --distance nan", {"--distance", "[0.001, 1e6]"}},
@@ -220,9 +220,9 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {kStrands + " --azimuth nan", {"--azimuth", "[-360, 360] degrees"}},
       {kStrands + " --elevation 90", {"--elevation", "[-89, 89] degrees"}},
       {kStrands + " --elevation nan", {"--elevation", "[-89, 89] degrees"}},
-      {kStrands + " --smooth nan", {"--smooth", "[0, 16] voxels"}},
-      {kStrands + " --smooth -1", {"--smooth", "[0, 16] voxels"}},
-      {kStrands + " --smooth 17", {"--smooth", "[0, 16] voxels"}},
+      {kStrands + " --smooth nan", {"--smooth", "[0, 16]"}},
+      {kStrands + " --smooth -1", {"--smooth", "[0, 16]"}},
+      {kStrands + " --smooth 17", {"--smooth", "[0, 16]"}},
       {"strands --workload mandelbrot --size 10 --out '{d}/s.png'", {"--size", "WxH"}, 1},
       {"strands --workload mandelbrot --size 99999x1 --out '{d}/s.png'", {"--size", "[1, 16384]"}, 1},
       {"strands --workload nope --out '{d}/s.png'", {"--workload", "nope"}},
@@ -389,9 +389,9 @@ TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
       {strands_bare + " --size ''", {"--size: needs WxH, got \"\""}},
       {strands_bare + " --kernel ''", {"--kernel: must be one of tent, ctmr, bspln3, got \"\""}},
       {strands_bare + " --kernel abc", {"--kernel: must be one of tent, ctmr, bspln3, got \"abc\""}},
-      {strands_bare + " --volume ''", {"--volume: needs a volume name or file"}},
-      {strands_bare + " --size 16x16 --volume nonexist", {"--volume", "applies to the ray casters", "not to mandelbrot"}, 1},
-      {"strands --workload lic2d --kernel tent --out '{d}/s.png'", {"--kernel", "applies to the ray casters", "not to lic2d"}, 1},
+      {"strands --workload vr-lite-cam --out '{d}/s.png' --volume ''", {"--volume: needs a volume name or file"}, 1},
+      {strands_bare + " --size 16x16 --volume nonexist", {"--volume", "applies to vr-lite-cam, illust-vr", "not to mandelbrot"}, 1},
+      {"strands --workload lic2d --kernel tent --out '{d}/s.png'", {"--kernel", "applies to vr-lite-cam, illust-vr", "not to lic2d"}, 1},
       {strands_bare + " --size 16x16 --step 16", {"--step", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --smooth 16", {"--smooth", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --azimuth 90", {"--azimuth", "not to mandelbrot"}, 1},
@@ -436,7 +436,7 @@ TEST(BadInputs, ChoicesAndCountsReadInTheProgramsStyle) {
       {kBench + " --strategies sequential,abc", {"--strategy: must be one of", "got \"abc\""}, 1},
       {"sched-model --out-prefix '{d}/m' --order abc", {"--order: must be one of ascending, random, descending, got \"abc\""}},
       {"sched-bench --out-prefix '{d}/b' --queue abc", {"--queue: must be one of kerbl, buckets, quanta, got \"abc\""}},
-      {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of vr-lite-cam, illust-vr, mandelbrot, lic2d, ridge3d, got \"abc\""}},
+      {"strands --workload abc --out '{d}/s.png'", {"--workload: must be one of mandelbrot, vr-lite-cam, illust-vr, path-tracer, lic2d, ridge3d, checkerboard, got \"abc\""}},
       {"sched-model --out-prefix '{d}/m' --sort-us 1.5", {"--sort-us: needs 3 values, comma separated, got 1"}, mismatch},
       {"sched-model --out-prefix '{d}/m' --n ,", {"--n: needs a value"}, mismatch},
       {kRender + " --seed 1 --seed 2", {"--seed: given 2 times; give it once"}, mismatch},

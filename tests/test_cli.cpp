@@ -1076,6 +1076,30 @@ TEST_F(Gui, ToyWorkloadRunsAndCapturesInTheGui) {
   EXPECT_EQ(j["image_checksum"], fmt::format("{:016x}", ref.checksum()));
 }
 
+// A strand workload's own knobs (StrandWorkloadEntry::knobs): one from the command line, one from the
+// generated widget of the Strands section, both in the run and in the capture's sidecar; a knob that the
+// workload does not have goes to the error window while the viewer runs on.
+TEST_F(Gui, StrandWorkloadKnobsReachTheRunAndTheSidecar) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 14 --workload vr-lite-cam --strand-size 96x72 --smooth 1 "
+                          "--smoke-at 4:step=1,8:capture,10:workload=checkerboard,10:strand-size=32x32,12:step=2 "
+                          "--capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/vr-lite-cam-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["workload_knobs"]["smooth"], 1.0);
+  EXPECT_EQ(j["workload_knobs"]["step"], 1.0);
+  EXPECT_EQ(j["workload_knobs"]["kernel"], "ctmr");
+  EXPECT_EQ(j["workload_knobs"]["volume"], "ch2");
+  // A ray twice as long per step: about half the default's 0.5-voxel steps (mu 476 at this size).
+  const double mu = j["steps"]["mean"];
+  EXPECT_GT(mu, 150.0);
+  EXPECT_LT(mu, 300.0);
+  const std::string log = r.out + r.err;
+  EXPECT_NE(log.find("--step: applies to vr-lite-cam, illust-vr, not to checkerboard"), std::string::npos) << log;
+}
+
 // A lattice workload (app/session/lattice_run.h) in the viewer's lattice mode, scripted as a user would drive
 // the Lattice section: picked by name, its grid configuration switched live (the chain goes on), a view
 // chosen and captured with the run's report, a model setting restarting the chain, an unknown view refused

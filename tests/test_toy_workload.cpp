@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/image_io.h"
 #include "app/session/strand_workloads.h"
 #include "render/gpu.h"
 #include "render/strands/checkerboard.h"
@@ -101,6 +102,24 @@ TEST(ToyWorkload, TheBenchRunsItFromTheCommandLine) {
   EXPECT_NE(table.find("checkerboard,64,32,cpu-parallel"), std::string::npos) << table;
   const test::CliResult help = test::run_megaview(dir, "--help");
   EXPECT_NE(help.out.find("checkerboard"), std::string::npos) << "the viewer's --workload help lists the registry";
+}
+
+TEST(ToyWorkload, TheStrandsCommandRunsItAndRefusesAnotherWorkloadsKnob) {
+  test::TempDir dir("toy");
+  const std::string png = dir / "toy.png";
+  const test::CliResult r = test::run_megaview(dir, "strands --workload checkerboard --size 64x64 --out '" + png + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // 64 × 64 strands in 2 × 2 cells of 32: half in light cells of 256 steps, half in dark ones of 8
+  // (render/strands/checkerboard.h).
+  EXPECT_NE(r.out.find("workload checkerboard, 64x64 = 4096 strands"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mu 132.000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("min 8  max 256"), std::string::npos) << r.out;
+  int w = 0, h = 0;
+  EXPECT_EQ(read_png(png, w, h).size(), 64u * 64u);
+  const test::CliResult bad =
+      test::run_megaview(dir, "strands --workload checkerboard --step 1 --out '" + (dir / "b.png") + "'");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--step: applies to vr-lite-cam, illust-vr, not to checkerboard"), std::string::npos) << bad.err;
 }
 
 }  // namespace

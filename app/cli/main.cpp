@@ -106,6 +106,17 @@ void add_lattice_options(CLI::App& app, Common& c) {
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
 
+/// The strand workloads' own knobs as viewer options (--smooth, --kernel, --step, …): strand mode hands the
+/// chosen workload those it has. Names the viewer already has (--volume, shared with a lattice workload) keep
+/// their option and reach both.
+void add_strand_workload_options(CLI::App& app, Common& c) {
+  std::vector<ParamSpec> specs;
+  for (const ParamSpec& s : strand_workload_knobs())
+    if (!app.get_option_no_throw("--" + s.name)) specs.push_back(s);
+  add_param_options(app, specs, "strand workload knob",
+                    [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
+}
+
 void add_priority_option(CLI::App& app, Common& c) {
   app.add_option("--priority", c.priority, "priority function of the patch tasks")
       ->check(cli::one_of(priority_names()))
@@ -174,6 +185,7 @@ void add_viewer_options(CLI::App& app, Common& c, GuiOptions& gui) {
   add_strategy_option(app, c, kDefaultStrategy);
   add_knob_options(app, c, true);
   add_lattice_options(app, c);
+  add_strand_workload_options(app, c);
   add_priority_option(app, c);
   add_reference_option(app, c, "reference EXR for the MSE display (default: the scene's, if any)");
   app.add_option("--frames", gui.frames, "render this many frames, then exit (smoke tests)")
@@ -360,36 +372,57 @@ CLI::App* add_sort_bench_command(CLI::App& app, SortBenchCommand& s) {
   return cmd;
 }
 
+/// The options of `megaview strands`: the workload, its size, its view (orbit or plane) and its own knobs,
+/// generated from the registry (app/session/strand_workloads.h).
 CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
   CLI::App* cmd = app.add_subcommand(
       "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
-  cmd->add_option("--workload", s.workload, kStrandsCommandWorkloads)
-      ->check(cli::one_of({"vr-lite-cam", "illust-vr", "mandelbrot", "lic2d", "ridge3d"}))
-      ->capture_default_str();
-  cmd->add_option("--volume", s.volume, "volume name or file (.nrrd, .nii.gz) for the ray casters")
-      ->check(cli::non_empty("a volume name or file"))
-      ->capture_default_str();
-  cmd->add_option("--size", s.size, "WxH strands (default: 460x360, 640x480, 2000x2000 as in the paper)")
+  std::vector<std::string> names;
+  for (const StrandWorkloadEntry& e : strand_workloads()) names.push_back(e.name);
+  cmd->add_option("--workload", s.workload, strand_workload_names())->check(cli::one_of(names))->capture_default_str();
+  cmd->add_option("--size", s.size, "WxH strands (default: the workload's, the paper's strand count)")
       ->check(cli::non_empty("WxH"));
-  cmd->add_option("--kernel", s.kernel, "tent, ctmr or bspln3 (default: ctmr for vr-lite-cam, bspln3 for illust-vr)")
-      ->check(cli::one_of({"tent", "ctmr", "bspln3"}));
-  // The bound on the work per strand: the steps along a ray grow as 1 / step (10x the default at most).
-  cmd->add_option("--step", s.step_voxels, "ray step in voxels (default 0.5)")
-      ->check(cli::real({kMinStrandStepVoxels}, {16.0}, "voxels"));
-  cmd->add_option("--azimuth", s.azimuth, "orbit camera azimuth, degrees (0: from the front)")
+  cmd->add_option("--azimuth", s.view.azimuth_deg, "orbit view: camera azimuth, degrees (0: from the front)")
       ->check(cli::real({-360.0}, {360.0}, "degrees"))
       ->capture_default_str();
-  cmd->add_option("--elevation", s.elevation, "orbit camera elevation, degrees")
+  cmd->add_option("--elevation", s.view.elevation_deg, "orbit view: camera elevation, degrees")
       ->check(cli::real({-89.0}, {89.0}, "degrees"))
       ->capture_default_str();
-  cmd->add_option("--distance", s.distance,
-                  "eye distance from the volume centre (default: ch2's, or framing); at least 0.001, as the viewer's wheel")
-      ->check(cli::real({kMinStrandDistance}, {kMaxStrandDistance}, "world units"));
-  cmd->add_option("--smooth", s.smooth, "Gaussian pre-blur of the volume, sigma in voxels (0: none)")
-      ->check(cli::real({0.0}, {16.0}, "voxels"))
+  cmd->add_option("--distance", s.view.distance,
+                  "orbit view: eye distance from the volume centre, world units (the default frames a volume other "
+                  "than ch2)")
+      ->check(cli::real({kMinStrandDistance}, {kMaxStrandDistance}, "world units"))
       ->capture_default_str();
+  cmd->add_option("--center-x", s.view.center_x, "plane view: real part of the image centre")
+      ->check(cli::real({-1e3}, {1e3}, ""))
+      ->capture_default_str();
+  cmd->add_option("--center-y", s.view.center_y, "plane view: imaginary part of the image centre")
+      ->check(cli::real({-1e3}, {1e3}, ""))
+      ->capture_default_str();
+  cmd->add_option("--half-height", s.view.half_height, "plane view: half the imaginary extent")
+      ->check(cli::real({1e-300}, {1e3}, ""))
+      ->capture_default_str();
+  add_param_options(*cmd, strand_workload_knobs(), "workload knob",
+                    [&s](const std::string& name, const std::string& text) { s.knobs[name] = text; });
   cmd->add_option("--out", s.out, "output PNG")->required();
   return cmd;
+}
+
+/// Refuses a view option that the chosen workload's view does not read (rather than ignoring it): one line
+/// naming the option and the workloads whose view has it.
+void check_strands_view_options(const CLI::App& cmd, const StrandsCommand& s) {
+  const StrandViewKind kind = find_strand_workload(s.workload).view_kind;
+  const std::pair<StrandViewKind, std::vector<const char*>> by_kind[] = {
+      {StrandViewKind::Orbit, {"--azimuth", "--elevation", "--distance"}},
+      {StrandViewKind::Plane, {"--center-x", "--center-y", "--half-height"}}};
+  for (const auto& [k, options] : by_kind) {
+    if (k == kind) continue;
+    std::string owners;
+    for (const StrandWorkloadEntry& e : strand_workloads())
+      if (e.view_kind == k) owners += (owners.empty() ? "" : ", ") + e.name;
+    for (const char* o : options)
+      if (cmd.count(o) > 0) throw InputError("", o, "applies to " + owners + ", not to " + s.workload);
+  }
 }
 
 /// The two axes of the S(n) experiments (Kerbl 2012 Figs 4–5) that sched-model and sched-bench share:
@@ -624,10 +657,7 @@ int run(int argc, char** argv) {
   } else if (sched_bench_cmd->parsed()) {
     run_sched_bench(sched_bench);
   } else if (strands_cmd->parsed()) {
-    if (strands.workload != "vr-lite-cam" && strands.workload != "illust-vr")  // refused rather than ignored
-      for (const char* name : {"--volume", "--kernel", "--step", "--smooth", "--azimuth", "--elevation", "--distance"})
-        if (strands_cmd->count(name) > 0)
-          throw InputError("", name, "applies to the ray casters (vr-lite-cam, illust-vr), not to " + strands.workload);
+    check_strands_view_options(*strands_cmd, strands);
     run_strands(strands);
   }
   return 0;

@@ -133,6 +133,9 @@ struct StrandState {
   /// task quantum and priority, …), edited by the generated widgets; the grid's n and b above replace
   /// knobs.grid at the run.
   StrandRunSettings knobs;
+  /// The workload's own knobs by name (StrandWorkloadEntry::knobs: the ray casters' volume, smooth, kernel,
+  /// step), its defaults when it is chosen, then the command line's and the panel's values.
+  ParamValues workload_knobs;
   int width = 0, height = 0;        ///< strands across and down (the workload's default when it is chosen)
   /// Set width × height next frame, after any workload switch of that frame (the smoke test's strand-size).
   std::optional<std::pair<int, int>> size_request;

@@ -214,6 +214,21 @@ void workload_picker(GuiState& st) {
   ImGui::Separator();
 }
 
+/// The workload's own knobs (StrandWorkloadEntry::knobs), generated like the strategies'.
+void workload_fields(const StrandWorkloadEntry& w, StrandState& ss) {
+  if (w.knobs.empty()) return;
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", (w.name + "'s own knobs").c_str());
+  TextParams knobs(w.knobs, ss.workload_knobs);
+  param_widgets(knobs, [&](const std::string& name, const std::string& text) {
+    try {
+      knobs.apply({{name, text}});
+      changed(ss);
+    } catch (const InputError&) {
+    }
+  });
+}
+
 void strands_section(GuiState& st) {
   StrandState& ss = st.strands;
   if (!ImGui::CollapsingHeader("Strands", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -223,6 +238,7 @@ void strands_section(GuiState& st) {
   for (const StrategyInfo& i : w.strategies)
     if (i.name == ss.strategy) info = &i;
   settings_fields(*info, ss);
+  workload_fields(w, ss);
   view_fields(w, ss);
   if (ImGui::Button("Run")) ss.run_requested = true;
   ImGui::SameLine();

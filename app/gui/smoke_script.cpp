@@ -6,6 +6,7 @@
 
 #include "app/gui/gui.h"
 #include "app/session/lattice_run.h"
+#include "app/session/strand_workloads.h"
 #include "app/session/session.h"
 #include "base/errors.h"
 #include "sched/strand_strategy.h"
@@ -41,14 +42,14 @@ const std::vector<SmokeRule>& smoke_rules() {
 
 bool is_smoke_knob(const std::string& action) {
   return find_param(patch_strategy_knobs(), action) != nullptr || strand_params_have(action) ||
-         lattice_knob_exists(action);
+         lattice_knob_exists(action) || find_param(strand_workload_knobs(), action) != nullptr;
 }
 
 std::string smoke_forms_text() {
   std::string t;
   for (const SmokeRule& r : smoke_rules())
     t += (t.empty() ? "" : ", ") + ("FRAME:" + r.name + (r.value.empty() ? "" : "=" + r.value));
-  return t + ", FRAME:KNOB=VALUE (a megakernel, strand strategy or lattice workload setting, e.g. segment-size=64, task-quantum=8)";
+  return t + ", FRAME:KNOB=VALUE (a megakernel, strand strategy, strand workload or lattice workload setting, e.g. segment-size=64, task-quantum=8, smooth=1)";
 }
 
 namespace {

@@ -463,6 +463,18 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     }
     return false;
   }
+  if (state_.strands.active() && find_param(strand_workload_knobs(), a.action)) {  // the workload's own knobs
+    log(*this, a.action, a.value);
+    try {
+      const StrandWorkloadEntry& w = find_strand_workload(state_.strands.workload);
+      w.check_knobs({{a.action, a.value}});
+      state_.strands.workload_knobs[a.action] = a.value;
+      state_.strands.run_requested = true;
+    } catch (const std::exception& e) {
+      state_.report("Set " + a.action + " " + a.value, e);
+    }
+    return false;
+  }
   // A lattice knob while no lattice workload runs.
   state_.report("Set " + a.action + " " + a.value,
                 InputError("", a.action, "is a setting of a lattice workload (" + lattice_workload_names() +

@@ -41,6 +41,10 @@ void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint
     return;
   }
   ss.workload = w->name;
+  // The workload's own knobs: its defaults, then those of the command line that it has.
+  ss.workload_knobs = w->knob_defaults;
+  for (const auto& [name, text] : options_.strand_knobs)
+    if (find_param(w->knobs, name)) ss.workload_knobs[name] = text;
   ss.width = static_cast<int>(width > 0 ? width : w->default_width);
   ss.height = static_cast<int>(height > 0 ? height : w->default_height);
   const auto runs_here = [&](const std::string& name) {
@@ -168,6 +172,8 @@ void Viewer::start_strand_run() {
     check_strand_run_fits(r, info.needs_gpu());  // before the worker allocates anything
     ss.view.validate();
     r.view = ss.view;
+    w.check_knobs(ss.workload_knobs);
+    r.knobs = ss.workload_knobs;
   } catch (const std::exception& e) {
     state_.report("Run " + ss.strategy + " on " + ss.workload, e);
     return;

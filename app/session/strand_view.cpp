@@ -109,7 +109,7 @@ StrandOutcome run_strand_request(const StrandRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const StrandWorkloadEntry& w = find_strand_workload(r.workload);
-    o.result = w.run(r.strategy, r.width, r.height, r.settings, true, r.view);
+    o.result = w.run(r.strategy, r.width, r.height, r.settings, true, r.view, r.knobs);
     o.stats = step_statistics(o.result.steps);
   } catch (...) {
     o.error = std::current_exception();
@@ -238,6 +238,12 @@ nlohmann::json strand_report(const StrandOutcome& o) {
                                     info.needs_gpu(), gpu_info().available);
   j["knobs"]["grid"] = q.settings.grid.str();
   j["knobs"]["record_finish_order"] = q.settings.record_finish_order;
+  if (!w.knobs.empty()) {  // the workload's own knobs, every one with the value the run had
+    ParamValues all = w.knob_defaults;
+    for (const auto& [name, text] : q.knobs) all[name] = text;
+    ParamValues& values = all;
+    j["workload_knobs"] = params_json(TextParams(w.knobs, values));
+  }
   j["strategy_section"] = info.section;
   j["width"] = q.width;
   j["height"] = q.height;

@@ -28,6 +28,7 @@ struct StrandRequest {
   uint32_t width = 0, height = 0;
   StrandRunSettings settings;
   StrandViewParams view;
+  ParamValues knobs;  ///< the workload's own knobs by name (StrandWorkloadEntry::run)
   uint64_t id = 0;  ///< set by StrandRunner::request: 1, 2, … in request order
 };
 

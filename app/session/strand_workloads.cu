@@ -16,7 +16,8 @@ template <class W>
 void add_view_image(const W&, const StrandRun<W>&, const StrandViewParams&, StrandResult&) {}
 
 /// `make_workload(width, height, side, view)` builds the workload over data on `side`: Side::Device for a strategy
-/// that needs the GPU, Side::Host for the CPU ones (volume workloads point at a host or a device volume).
+/// that needs the GPU, Side::Host for the CPU ones (volume workloads point at a host or a device volume); a
+/// workload with knobs of its own is made by `make_workload(width, height, side, view, knobs)`.
 template <class W, class Make>
 StrandWorkloadEntry make_entry(std::string name, std::string description, uint32_t width, uint32_t height,
                                uint32_t max_side, StrandViewKind view_kind, const StrandStrategyRegistry<W>& registry,
@@ -32,7 +33,8 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
   for (const auto& s : registry.entries()) e.strategies.push_back(s.info);
   e.run_fn = [&registry, make_workload, max_side, name = e.name](std::string_view strategy, uint32_t w, uint32_t h,
                                                                   const StrandRunSettings& settings, bool image,
-                                                                  const StrandViewParams& view) {
+                                                                  const StrandViewParams& view,
+                                                                  const ParamValues& knobs) {
     if (w < 1 || h < 1 || w > max_side || h > max_side)
       throw InputError("", "--size",
                        std::to_string(w) + "x" + std::to_string(h) + " is out of range: width and height in [1, " +
@@ -40,7 +42,13 @@ StrandWorkloadEntry make_entry(std::string name, std::string description, uint32
     find_strand_workload(name).check_size_multiple(w, h, "--size");
     view.validate();
     const auto& entry = registry.find(strategy);
-    const W workload = make_workload(w, h, entry.info.needs_gpu() ? Side::Device : Side::Host, view);
+    const Side side = entry.info.needs_gpu() ? Side::Device : Side::Host;
+    const W workload = [&] {
+      if constexpr (std::is_invocable_v<Make, uint32_t, uint32_t, Side, const StrandViewParams&, const ParamValues&>)
+        return make_workload(w, h, side, view, knobs);
+      else
+        return make_workload(w, h, side, view);
+    }();
     auto s = entry.make();
     StrandRun<W> run = s->run(workload, settings);
     if (image) {
@@ -131,6 +139,13 @@ StrandTolerance lic2d_tolerance() { return inexact(9, 0.999, 2e-3f, 0.995, 0.5f)
 /// 20³ seeds): 98.95 % identical step counts; the bounds allow 2 % of the particles to differ.
 StrandTolerance ridge3d_tolerance() { return inexact(15, 0.98, 2e-3f, 0.98, 1.f); }
 
+/// Sets e's knobs to `table`'s specs and their defaults to `defaults`' values.
+template <class S>
+void set_knobs(StrandWorkloadEntry& e, const ParamTable<S>& table, S defaults) {
+  e.knobs = table.specs();
+  e.knob_defaults = BoundParams<S>(table, defaults).values();
+}
+
 /// The strand strategies instantiated for workload type W (built once).
 template <class W>
 const StrandStrategyRegistry<W>& strategies_for() {
@@ -152,13 +167,18 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
     std::vector<StrandWorkloadEntry> v;
     v.push_back(make_entry("mandelbrot", "escape-time fractal, one strand per pixel, cap 1900 (Lehmann 2023 A.3)",
                            2000, 2000, 16384, StrandViewKind::Plane, mandelbrot_strand_strategies(), mandelbrot_workload));
+    v.back().paper_steps = {284.571, 679.472, 2.388};
     v.push_back(make_entry("vr-lite-cam",
                            "Phong-shaded volume ray caster on Colin27 (ch2), one strand per pixel, one step per update "
                            "(Lehmann 2023 A.1)",
                            460, 360, 4096, StrandViewKind::Orbit, strategies_for<VrLiteCam>(), vr_lite_cam_workload, volume_tolerance()));
+    set_knobs(v.back(), volume_knob_table(), vr_lite_cam_knob_defaults());
+    v.back().paper_steps = {457.903, 311.090, 0.679};
     v.push_back(make_entry("illust-vr",
                            "curvature-based illustrative volume rendering on ch2 (Kindlmann 2003; Lehmann 2023 A.2)",
                            640, 480, 4096, StrandViewKind::Orbit, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
+    set_knobs(v.back(), volume_knob_table(), illust_vr_knob_defaults());
+    v.back().paper_steps = {775.904, 378.906, 0.488};
     v.push_back(make_entry("path-tracer",
                            "the path tracer's patch tasks on room: one strand per pixel of 4x4 patches, 2 paths per "
                            "update, stable at 32 spp (Kerbl 2012 6.3)",
@@ -169,11 +189,13 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
     v.push_back(make_entry("lic2d", "line integral convolution of a cellular 2D flow, 10 midpoint steps per strand "
                            "(Cabral 1993; Lehmann 2023 A.9)", 1020, 561, 16384, StrandViewKind::Fixed,
                            strategies_for<Lic2dStrands>(), lic2d_workload, lic2d_tolerance()));
+    v.back().paper_steps = {9.975, 0.474, 0.048};
     v.push_back(make_entry("ridge3d",
                            "particles converging onto ridge surfaces of ch2 by Newton steps in the Hessian's "
                            "eigenbasis, a 120^3 seed grid as 120 slices (Eberly 1996; Lehmann 2023 A.25)",
                            120, 14400, 16384, StrandViewKind::Orbit, strategies_for<Ridge3dStrands>(), ridge3d_workload,
                            ridge3d_tolerance()));
+    v.back().paper_steps = {8.155, 5.939, 0.728};
     v.push_back(make_entry("checkerboard", "toy: one strand per pixel, 256 steps in light cells, 8 in dark ones", 512,
                            512, 16384, StrandViewKind::Fixed, strategies_for<CheckerboardStrands>(), checkerboard_workload));
     return v;
@@ -185,6 +207,29 @@ std::string strand_workload_names() {
   std::string names;
   for (const StrandWorkloadEntry& e : strand_workloads()) names += (names.empty() ? "" : ", ") + e.name;
   return names;
+}
+
+std::vector<ParamSpec> strand_workload_knobs() {
+  std::vector<ParamSpec> all;
+  for (const StrandWorkloadEntry& e : strand_workloads())
+    for (const ParamSpec& k : e.knobs)
+      if (!find_param(all, k.name)) all.push_back(k);
+  return all;
+}
+
+void StrandWorkloadEntry::check_knobs(const ParamValues& values) const {
+  for (const auto& [knob, text] : values) {
+    if (const ParamSpec* spec = find_param(knobs, knob)) {
+      parse_param(*spec, text);
+      continue;
+    }
+    std::string owners;
+    for (const StrandWorkloadEntry& e : strand_workloads())
+      if (find_param(e.knobs, knob)) owners += (owners.empty() ? "" : ", ") + e.name;
+    throw InputError("", "--" + knob,
+                     owners.empty() ? "is not a knob of any strand workload"
+                                    : "applies to " + owners + ", not to " + name);
+  }
 }
 
 const StrandWorkloadEntry& find_strand_workload(std::string_view name) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/session/strand_view_params.h"
+#include "base/params.h"
 #include "render/strands/mandelbrot.h"
 #include "render/strands/path_tracer_strands.h"
 #include "sched/strand_image.h"
@@ -30,6 +31,16 @@ struct StrandWorkloadEntry {
   /// How strategies' results must agree: exact for mandelbrot, a tolerance for the volume workloads.
   StrandTolerance tolerance;
   StrandViewKind view_kind = StrandViewKind::Plane;  ///< which StrandViewParams fields run() reads
+  /// The workload's own knobs beyond its size and view (base/params.h), e.g. the ray casters' volume,
+  /// smooth, kernel and step (app/session/volume_strand_workloads.h); empty for a workload without any.
+  /// The CLI generates its options from them; run() takes their values by name.
+  std::vector<ParamSpec> knobs;
+  ParamValues knob_defaults;  ///< each knob's default, as text
+  /// Lehmann 2023 Fig 3.2's step statistics of the paper's own run of this program (its own data and view,
+  /// so for orientation only); all 0 for a workload the paper does not have.
+  struct PaperSteps {
+    double mean = 0, sigma = 0, cv = 0;
+  } paper_steps;
   /// Runs `strategy` on a width × height instance seen through `view` (the workload reads its own fields;
   /// the default is the fixed view every run had before, bit for bit). With `image` false the result's rgba
   /// stays empty (the sweep compares step counts and statuses and makes one image per strategy). Throws
@@ -39,14 +50,21 @@ struct StrandWorkloadEntry {
   /// The view is a parameter of its own rather than a StrandRunSettings field: the settings (sched/) say how
   /// the strands are scheduled and are the same for every workload, while the view says which strands there
   /// are (the workload's instance, like width × height), so it sits beside the size and sched/ stays free of
-  /// workload parameters. The bench and `megaview strands` keep the default; the viewer passes its own.
+  /// workload parameters. The bench keeps the default; the viewer and `megaview strands` pass their own.
+  /// `knobs` are values of the workload's own knobs by name (check_knobs; the others keep knob_defaults).
   StrandResult run(std::string_view strategy, uint32_t width, uint32_t height, const StrandRunSettings& settings,
-                   bool image, const StrandViewParams& view = {}) const {
-    return run_fn(strategy, width, height, settings, image, view);
+                   bool image, const StrandViewParams& view = {}, const ParamValues& knobs = {}) const {
+    check_knobs(knobs);
+    return run_fn(strategy, width, height, settings, image, view, knobs);
   }
   std::function<StrandResult(std::string_view strategy, uint32_t width, uint32_t height, const StrandRunSettings&,
-                             bool image, const StrandViewParams& view)>
+                             bool image, const StrandViewParams& view, const ParamValues& knobs)>
       run_fn;  ///< what run() calls (set by the registry)
+
+  /// Throws InputError("", "--name", "applies to <the workloads that have it>, not to <this one>") for the
+  /// first name in `knobs` that is not one of this workload's knobs, and parse_param's refusal for a value
+  /// out of range.
+  void check_knobs(const ParamValues& knobs) const;
 
   /// Throws InputError("", "--strategy", …) listing the names if `name` is not registered.
   const StrategyInfo& strategy(std::string_view name) const;
@@ -59,6 +77,8 @@ struct StrandWorkloadEntry {
 const std::vector<StrandWorkloadEntry>& strand_workloads();
 /// "mandelbrot, vr-lite-cam, …": every workload's name, in registration order (help texts).
 std::string strand_workload_names();
+/// Every workload's knobs, each name once, in registration order (the CLI makes one option of each).
+std::vector<ParamSpec> strand_workload_knobs();
 /// Throws InputError("", "--workload", …) listing the names if `name` is unknown.
 const StrandWorkloadEntry& find_strand_workload(std::string_view name);
 

@@ -54,28 +54,83 @@ PinholeCamera ch2_view_camera(const VolumeView& ch2, const StrandViewParams& vie
   return orbit_camera(ch2, view.azimuth_deg, view.elevation_deg, view.distance, kCh2Fov);
 }
 
+const ParamTable<VolumeKnobs>& volume_knob_table() {
+  static const ParamTable<VolumeKnobs> t = [] {
+    ParamTable<VolumeKnobs> t;
+    t.add(make_param("volume", ParamKind::Text, 0, 0,
+                     "volume the ray casters render: a name under $MEGAVIEW_VOLUMES (ch2) or a .nrrd/.nii(.gz) file",
+                     "Lehmann 2023 A.1, A.2 (Colin27, ch2)"),
+          &VolumeKnobs::volume);
+    t.add(make_param("smooth", ParamKind::Real, 0, 16, "Gaussian pre-blur sigma of the volume, voxels", ""),
+          &VolumeKnobs::smooth);
+    t.add(make_param("kernel", ParamKind::Choice, 0, 0, "reconstruction kernel (illust-vr needs ctmr or bspln3)",
+                     "Lehmann 2023 A.1, A.2", "", 0, {"tent", "ctmr", "bspln3"}),
+          &VolumeKnobs::kernel);
+    t.add(make_param("step", ParamKind::Real, kMinStrandStepVoxels, 16,
+                     "ray step, voxels of the smallest spacing (the work per ray grows as 1/step)", "Lehmann 2023 A.1"),
+          &VolumeKnobs::step);
+    return t;
+  }();
+  return t;
+}
+
+VolumeKnobs volume_knobs(const ParamValues& values, VolumeKnobs defaults) {
+  BoundParams<VolumeKnobs> p(volume_knob_table(), defaults);
+  p.apply(values);
+  if (defaults.volume.empty()) throw InputError("", "--volume", "needs a volume name or file, got \"\"");
+  return defaults;
+}
+
+VolumeKnobs vr_lite_cam_knob_defaults() {
+  VolumeKnobs k;
+  k.kernel = VrLiteCamParams{}.kernel;
+  k.step = VrLiteCamParams{}.step_voxels;
+  return k;
+}
+
+VolumeKnobs illust_vr_knob_defaults() {
+  VolumeKnobs k;
+  k.kernel = IllustVrParams{}.kernel;
+  k.step = IllustVrParams{}.step_voxels;
+  return k;
+}
+
+PinholeCamera volume_view_camera(const VolumeView& volume, const std::string& name, const StrandViewParams& view) {
+  if (name == "ch2") return ch2_view_camera(volume, view);
+  view.validate();
+  return orbit_camera(volume, view.azimuth_deg, view.elevation_deg, view.distance == kCh2Distance ? 0.f : view.distance,
+                      kCh2Fov);
+}
+
 namespace {
-/// A volume renderer of ch2 at width × height through `view`: its default parameters with that size and
-/// camera, made by `make(volume, params)`.
+/// A volume renderer at width × height through `view`: its default parameters with that size, camera and
+/// the knobs' volume, blur, kernel and step, made by `make(volume, params)`.
 template <class Params, class Make>
-auto ch2_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view, Make make) {
-  const VolumeView& ch2 = shared_volume_view("ch2", side);
+auto volume_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view, const VolumeKnobs& k,
+                     Make make) {
+  const VolumeView& v = shared_view(k.volume, k.smooth, side);
   Params p;
   p.width = width;
   p.height = height;
-  p.camera = ch2_view_camera(ch2, view);
-  return make(ch2, p);
+  p.kernel = k.kernel;
+  p.step_voxels = k.step;
+  p.camera = volume_view_camera(v, k.volume, view);
+  return make(v, p);
 }
 }  // namespace
 
-VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view) {
-  return ch2_workload<VrLiteCamParams>(width, height, side, view,
-                                       [](const VolumeView& v, const VrLiteCamParams& p) { return make_vr_lite_cam(v, p); });
+VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view,
+                               const ParamValues& knobs) {
+  return volume_workload<VrLiteCamParams>(
+      width, height, side, view, volume_knobs(knobs, vr_lite_cam_knob_defaults()),
+      [](const VolumeView& v, const VrLiteCamParams& p) { return make_vr_lite_cam(v, p); });
 }
 
-IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view) {
-  return ch2_workload<IllustVrParams>(width, height, side, view,
-                                      [](const VolumeView& v, const IllustVrParams& p) { return make_illust_vr(v, p); });
+IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view,
+                            const ParamValues& knobs) {
+  return volume_workload<IllustVrParams>(
+      width, height, side, view, volume_knobs(knobs, illust_vr_knob_defaults()),
+      [](const VolumeView& v, const IllustVrParams& p) { return make_illust_vr(v, p); });
 }
 
 Ridge3dStrands ridge3d_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams&) {

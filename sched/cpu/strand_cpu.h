@@ -153,7 +153,12 @@ class SequentialStrands final : public StrandStrategy<W> {
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
     strand_detail::HostRun<W> h(w, s);
     const auto t0 = std::chrono::steady_clock::now();
-    strand_detail::run_range(w, 0, h.n, h.r, s.max_steps, h.ft);
+    constexpr uint32_t kProgressChunk = 4096;
+    for (uint32_t first = 0; first < h.n; first += kProgressChunk) {
+      const uint32_t last = h.n - first < kProgressChunk ? h.n : first + kProgressChunk;
+      strand_detail::run_range(w, first, last, h.r, s.max_steps, h.ft);
+      if (s.on_progress) s.on_progress(last, h.n);
+    }
     h.r.timing.ms = strand_detail::ms_since(t0);
     return std::move(h.r);
   }
@@ -203,6 +208,11 @@ class CpuParallelStrands final : public StrandStrategy<W> {
       ++super_steps;
       blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](uint32_t b) { return live[b] == 0; }),
                    blocks.end());
+      if (s.on_progress) {
+        uint64_t active_now = 0;
+        for (uint32_t b : blocks) active_now += live[b];
+        s.on_progress(n - active_now, n);
+      }
     }
     r.timing.ms = strand_detail::ms_since(t0);
     r.timing.super_steps = super_steps;
