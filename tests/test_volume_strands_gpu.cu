@@ -20,6 +20,7 @@
 
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
+#include "sched/gpu/gpu_common.cuh"
 #include "app/session/volume_strand_workloads.h"
 #include "render/field/device_volume.h"
 #include "render/field/volume_io.h"
@@ -94,13 +95,7 @@ GpuRun<W> run_gpu(const W& w, bool bsp) {
       MV_CUDA_CHECK(cudaDeviceSynchronize());
     }
   }
-  r.state.resize(n);
-  r.status.resize(n);
-  r.steps.resize(n);
-  d_state.download(r.state.data(), n);
-  d_status.download(r.status.data(), n);
-  d_steps.download(r.steps.data(), n);
-  MV_CUDA_CHECK(cudaDeviceSynchronize());
+  download_strand_arrays(d_state, d_status, d_steps, n, r.state, r.status, r.steps);
   return r;
 }
 

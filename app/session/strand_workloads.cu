@@ -89,17 +89,10 @@ MandelbrotStrands mandelbrot_workload(uint32_t width, uint32_t height, Side /*th
 }
 
 namespace {
-/// A tolerance for results that may differ (StrandTolerance's fields, in their order).
+/// A tolerance for results that may differ (StrandTolerance's fields after `exact`, in their order).
 StrandTolerance inexact(uint32_t max_step_diff, double min_same_steps, float pixel_tol, double min_close_pixels,
                         float max_pixel_diff) {
-  StrandTolerance t;
-  t.exact = false;
-  t.max_step_diff = max_step_diff;
-  t.min_same_steps = min_same_steps;
-  t.pixel_tol = pixel_tol;
-  t.min_close_pixels = min_close_pixels;
-  t.max_pixel_diff = max_pixel_diff;
-  return t;
+  return StrandTolerance{false, max_step_diff, min_same_steps, pixel_tol, min_close_pixels, max_pixel_diff};
 }
 
 /// The volume renderers' agreement (measured by tests/test_volume_strands_gpu.cu on the GPU against the

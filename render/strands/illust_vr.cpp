@@ -27,13 +27,7 @@ IllustVr make_illust_vr(const VolumeView& volume, const IllustVrParams& p) {
   p.validate();
   IllustVr w;
   w.ray = make_volume_ray_caster(volume, volume_ray_spec(p, IllustVr::kDerivatives), kContext);
-  w.convention = p.convention;
-  w.ka = p.ka;
-  w.kd = p.kd;
-  w.min_gradient = p.min_gradient;
-  w.thickness = p.contour_thickness;
-  w.contour_strength = p.contour_strength;
-  w.contour_color = p.contour_color;
+  static_cast<IllustVrStyle&>(w) = p;
   w.flat_color = p.curvature.flat;
   w.curvature_tf = sample_curvature_tf(p.curvature, kContext);
   return w;

@@ -47,7 +47,17 @@ enum class CurvatureConvention : uint8_t {
   Megaview = 1,   ///< n = +∇F/|∇F|: a distance field increasing outward is convex (κ = +1/r on a sphere)
 };
 
-struct IllustVrParams {
+/// illust-vr's shading and contour terms, shared by the parameters and the workload.
+struct IllustVrStyle {
+  CurvatureConvention convention = CurvatureConvention::Kindlmann;
+  float contour_thickness = 1.5f;       ///< T, world units, [0, 1e6] (0: no contours)
+  float contour_strength = 0.85f;       ///< [0, 1]
+  Vec3 contour_color{0.f};              ///< [0, 1] per channel
+  float ka = 0.3f, kd = 0.7f;           ///< headlight weights, each [0, 4]
+  float min_gradient = 1e-3f;           ///< |∇F| at or below this has no normal, [0, ∞)
+};
+
+struct IllustVrParams : IllustVrStyle {
   uint32_t width = 640, height = 480;   ///< strands (pixels), [1, 16384] each
   PinholeCamera camera = ch2_camera();  ///< world units
   KernelKind kernel = KernelKind::Bspln3;  ///< ctmr or bspln3 (tent has no Hessian)
@@ -55,12 +65,6 @@ struct IllustVrParams {
   float opacity_threshold = 0.95f;      ///< (0, 1]
   TransferFunction1D tf = ch2_illust_tf();  ///< opacity from the value (colours unused)
   CurvatureColors curvature;            ///< the 2D (κ1, κ2) map; κ in 1/world units
-  CurvatureConvention convention = CurvatureConvention::Kindlmann;
-  float contour_thickness = 1.5f;       ///< T, world units, [0, 1e6] (0: no contours)
-  float contour_strength = 0.85f;       ///< [0, 1]
-  Vec3 contour_color{0.f};              ///< [0, 1] per channel
-  float ka = 0.3f, kd = 0.7f;           ///< headlight weights, each [0, 4]
-  float min_gradient = 1e-3f;           ///< |∇F| at or below this has no normal, [0, ∞)
   Vec3 background{1.f};                 ///< [0, 1] per channel (white, like an illustration)
   RayMarch march = RayMarch::Planes;    ///< near to far plane, as Diderot's program (volume_ray.h)
   /// Planes: depths of the near and far plane from the look-at point, world units (volume_ray.h). With
@@ -82,16 +86,13 @@ struct IllustSample {
   float contour = 0.f;  ///< contour weight w in [0, 1]
 };
 
-struct IllustVr {
+struct IllustVr : IllustVrStyle {
   using State = RayState;
   /// Highest derivative of the field a sample probes (the Hessian, for the curvatures).
   static constexpr int kDerivatives = 2;
 
   VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, opacity table
-  CurvatureConvention convention = CurvatureConvention::Kindlmann;
-  float ka = 0.3f, kd = 0.7f, min_gradient = 1e-3f;
-  float thickness = 1.5f, contour_strength = 0.85f;
-  Vec3 contour_color{0.f}, flat_color{0.85f};
+  Vec3 flat_color{0.85f};
   CurvatureTfTable curvature_tf;
 
   MV_HD uint32_t num_strands() const { return ray.num_strands(); }
@@ -119,13 +120,13 @@ struct IllustVr {
     const Vec3 n = f.gradient * (1.f / len);
     const float ndv = dot(n, dir), andv = fabsf(ndv);
     Vec3 c = curvature_tf.lookup(r.curv.k1, r.curv.k2) * (ka + kd * andv);
-    if (thickness > 0.f) {
+    if (contour_thickness > 0.f) {
       const float vt2 = 1.f - ndv * ndv;
       if (vt2 > 1e-6f) {
         const Vec3 vt = dir - n * ndv;
         const float kv = fabsf(dot(vt, f.hessian * vt)) / (len * vt2);
-        const float kappa = fminf(kv, 1.f / thickness);
-        const float band = sqrtf(thickness * kappa * (2.f - thickness * kappa));
+        const float kappa = fminf(kv, 1.f / contour_thickness);
+        const float band = sqrtf(contour_thickness * kappa * (2.f - contour_thickness * kappa));
         if (band > 0.f) r.contour = fminf(fmaxf((1.f - andv / band) * 4.f, 0.f), 1.f);
       }
     }

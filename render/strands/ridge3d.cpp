@@ -68,11 +68,7 @@ Ridge3dStrands make_ridge3d(const VolumeView& volume, const Ridge3dParams& p) {
       w.lo[a] = std::fmin(std::fmax(p.seed_lo[a], box.lo[a]), box.hi[a]);
       w.hi[a] = std::fmax(std::fmin(p.seed_hi[a], box.hi[a]), w.lo[a]);
     }
-  w.strength_min = p.strength_min;
-  w.tolerance = p.tolerance;
-  w.max_step = p.max_step;
-  w.max_steps = p.max_steps;
-  w.strength_scale = p.strength_scale;
+  static_cast<Ridge3dRules&>(w) = p;
   return w;
 }
 

@@ -84,14 +84,18 @@ MV_HD inline void sym3_min_eigen(const Sym3& a, float& lambda, Vec3& e) {
 /// Gaussian pre-blur (σ in voxels) of ch2 for the registry's ridge3d workload.
 inline constexpr float kRidge3dCh2Smooth = 8.f;
 
-struct Ridge3dParams {
-  uint32_t gx = 120, gy = 120, gz = 120;   ///< seed grid, each in [1, 4096]; strands gx·gy·gz
-  KernelKind kernel = KernelKind::Bspln3;  ///< ctmr or bspln3 (tent has no Hessian)
+/// A ridge3d particle's stopping rules and colour scale, shared by the parameters and the workload.
+struct Ridge3dRules {
   float strength_min = 0.015f;  ///< die where −λ3 is below this, field units per world unit², [0, 1e30]
   float tolerance = 0.01f;    ///< stabilise at |δ| below this, world units, (0, 1e6]
   float max_step = 1.f;       ///< longest step, world units, (0, 1e6]
   uint32_t max_steps = 16;    ///< die after this many updates without converging, [1, 100000]
   float strength_scale = 0.5f;  ///< colour: strength at which the colour map saturates, (0, 1e30]
+};
+
+struct Ridge3dParams : Ridge3dRules {
+  uint32_t gx = 120, gy = 120, gz = 120;   ///< seed grid, each in [1, 4096]; strands gx·gy·gz
+  KernelKind kernel = KernelKind::Bspln3;  ///< ctmr or bspln3 (tent has no Hessian)
   /// Index-space box the seeds fill (cell centres of the grid over it), clipped to the field box; an
   /// empty box (hi ≤ lo on an axis) means the whole field box. data_support_box gives the box of the
   /// data's support.
@@ -102,7 +106,7 @@ struct Ridge3dParams {
   void validate() const;
 };
 
-struct Ridge3dStrands {
+struct Ridge3dStrands : Ridge3dRules {
   /// kCpuFma = false: every CPU strategy runs the plain host code, bit for bit equal to sequential (a
   /// particle on a weak ridge is chaotic: an FMA's rounding can change its step count by up to max_steps).
   static constexpr bool kCpuFma = false;
@@ -117,8 +121,6 @@ struct Ridge3dStrands {
   KernelKind kernel = KernelKind::Bspln3;
   uint32_t gx = 1, gy = 1, gz = 1;         ///< seed grid
   Vec3 lo{0.f}, hi{0.f};                   ///< the seed box in index space (inside the field box)
-  float strength_min = 0.015f, tolerance = 0.01f, max_step = 1.f, strength_scale = 0.5f;
-  uint32_t max_steps = 16;
 
   MV_HD uint32_t num_strands() const { return gx * gy * gz; }
   MV_HD uint32_t pixel(uint32_t index) const { return index; }

@@ -23,11 +23,7 @@ VrLiteCam make_vr_lite_cam(const VolumeView& volume, const VrLiteCamParams& p) {
   p.validate();
   VrLiteCam w;
   w.ray = make_volume_ray_caster(volume, volume_ray_spec(p, VrLiteCam::kDerivatives), kContext);
-  w.ka = p.ka;
-  w.kd = p.kd;
-  w.ks = p.ks;
-  w.shininess = p.shininess;
-  w.min_gradient = p.min_gradient;
+  static_cast<VrLiteCamShading&>(w) = p;
   return w;
 }
 

@@ -38,16 +38,20 @@
 
 namespace mv {
 
-struct VrLiteCamParams {
+/// vr-lite-cam's shading terms (Phong with a headlight), shared by the parameters and the workload.
+struct VrLiteCamShading {
+  float ka = 0.2f, kd = 0.8f, ks = 0.2f;  ///< Phong weights, each [0, 4]
+  uint32_t shininess = 16;                ///< Phong exponent, [1, 1024]
+  float min_gradient = 1e-6f;             ///< |∇F| below this is unshaded, [0, ∞)
+};
+
+struct VrLiteCamParams : VrLiteCamShading {
   uint32_t width = 460, height = 360;   ///< strands (pixels), [1, 16384] each
   PinholeCamera camera = ch2_camera();  ///< world units
   KernelKind kernel = KernelKind::Ctmr;
   float step_voxels = 0.5f;             ///< step along the ray in voxels (smallest spacing), (0, 16]
   float opacity_threshold = 0.95f;      ///< early ray termination, (0, 1]
   TransferFunction1D tf = ch2_vr_lite_tf();
-  float ka = 0.2f, kd = 0.8f, ks = 0.2f;  ///< Phong weights, each [0, 4]
-  uint32_t shininess = 16;              ///< Phong exponent, [1, 1024]
-  float min_gradient = 1e-6f;           ///< |∇F| below this is unshaded, [0, ∞)
   Vec3 background{0.f};                 ///< linear RGB behind the volume, [0, 1]
   RayMarch march = RayMarch::Planes;    ///< near to far plane, as Diderot's program (volume_ray.h)
   /// Planes: depths of the near and far plane from the look-at point, world units (volume_ray.h). With
@@ -60,14 +64,12 @@ struct VrLiteCamParams {
   void validate() const;
 };
 
-struct VrLiteCam {
+struct VrLiteCam : VrLiteCamShading {
   using State = RayState;
   /// Highest derivative of the field a sample probes (the gradient).
   static constexpr int kDerivatives = 1;
 
   VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, 1D table
-  float ka = 0.2f, kd = 0.8f, ks = 0.2f, min_gradient = 1e-6f;
-  uint32_t shininess = 16;
 
   MV_HD uint32_t num_strands() const { return ray.num_strands(); }
   MV_HD uint32_t pixel(uint32_t index) const { return index; }

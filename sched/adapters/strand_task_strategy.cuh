@@ -130,14 +130,8 @@ class StrandTaskWorkload {
       r.finish_order = std::move(h_finish_);
       return;
     }
-    const uint32_t n = view_.strands;
-    r.state.resize(n);
-    r.status.resize(n);
-    r.steps.resize(n);
-    d_state_.download(r.state.data(), n);
-    d_status_.download(r.status.data(), n);
-    d_steps_.download(r.steps.data(), n);
-    MV_CUDA_CHECK(cudaDeviceSynchronize());
+    MV_CUDA_CHECK(cudaDeviceSynchronize());  // the wrapped strategy may have used streams of its own
+    download_strand_arrays(d_state_, d_status_, d_steps_, view_.strands, r.state, r.status, r.steps);
     if (view_.finish.ticket) d_finish_.download(r.finish_order);
   }
 

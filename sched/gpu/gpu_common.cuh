@@ -7,6 +7,7 @@
 
 #include "base/cuda_check.h"
 #include "base/device_buffer.h"
+#include "base/work.h"
 
 namespace mv {
 
@@ -36,6 +37,21 @@ class GpuTimer {
  private:
   cudaEvent_t start_{}, stop_{};
 };
+
+/// Copies the first n entries of a strand run's device arrays (state, status, steps) into host vectors,
+/// resized to n, and waits for the copies (the default stream).
+template <class State>
+void download_strand_arrays(const DeviceBuffer<State>& d_state, const DeviceBuffer<WorkStatus>& d_status,
+                            const DeviceBuffer<uint32_t>& d_steps, uint32_t n, std::vector<State>& state,
+                            std::vector<WorkStatus>& status, std::vector<uint32_t>& steps) {
+  state.resize(n);
+  status.resize(n);
+  steps.resize(n);
+  d_state.download(state.data(), n);
+  d_status.download(status.data(), n);
+  d_steps.download(steps.data(), n);
+  MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
 
 /// One warp per entry of `tasks[0, count)`: the warp executes that task.
 template <class View>

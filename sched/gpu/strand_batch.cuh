@@ -35,13 +35,12 @@ class CudaBatchStrands final : public StrandStrategy<W> {
   const StrategyInfo& info() const override { return info_; }
 
   static StrategyInfo make_info(StrandOrder order) {
-    StrategyInfo i = strand_detail::gpu_strand_info(order, StrandMemory::Device);
     const bool permute = order == StrandOrder::Permuted;
-    i.name = permute ? "cuda-batch-permute" : "cuda-batch";
-    i.description = permute ? "GPU, one launch: thread t runs strands perm[t], perm[t+nb], ... each to completion"
-                            : "GPU, one launch: thread t runs strands t, t+nb, ... each to completion";
-    i.section = permute ? "Lehmann 2023 §3.2, §3.3" : "Lehmann 2023 §3.3";
-    return i;
+    return strand_detail::gpu_strand_info(
+        order, StrandMemory::Device, permute ? "cuda-batch-permute" : "cuda-batch",
+        permute ? "GPU, one launch: thread t runs strands perm[t], perm[t+nb], ... each to completion"
+                : "GPU, one launch: thread t runs strands t, t+nb, ... each to completion",
+        permute ? "Lehmann 2023 §3.2, §3.3" : "Lehmann 2023 §3.3");
   }
 
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {

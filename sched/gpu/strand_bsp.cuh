@@ -65,22 +65,19 @@ class CudaBspStrands final : public StrandStrategy<W> {
   const StrategyInfo& info() const override { return info_; }
 
   static StrategyInfo make_info(StrandOrder order, StrandMemory memory) {
-    StrategyInfo i = strand_detail::gpu_strand_info(order, memory);
     const bool permute = order == StrandOrder::Permuted;
-    if (memory == StrandMemory::Device) {
-      i.name = permute ? "cuda-permute" : "cuda";
-      i.description = permute ? "GPU BSP over a random permutation: one launch per super-step, thread t updates "
-                                "strands perm[t], perm[t+nb], ... once each"
-                              : "GPU BSP: one launch per super-step, thread t updates strands t, t+nb, ... once each";
-      i.section = permute ? "Lehmann 2023 §3.2" : "Lehmann 2023 §3.1";
-    } else if (!permute) {
-      i.name = "cuda-unified-memory";
-      i.description = "cuda with the strand arrays and the active counter in managed memory (hints, optional prefetch)";
-      i.section = "Lehmann 2023 §3.1, §4.2.3";
-    } else {
-      throw std::invalid_argument("CudaBspStrands: not one of Lehmann's strategies");
-    }
-    return i;
+    if (memory == StrandMemory::Device)
+      return strand_detail::gpu_strand_info(
+          order, memory, permute ? "cuda-permute" : "cuda",
+          permute ? "GPU BSP over a random permutation: one launch per super-step, thread t updates strands "
+                    "perm[t], perm[t+nb], ... once each"
+                  : "GPU BSP: one launch per super-step, thread t updates strands t, t+nb, ... once each",
+          permute ? "Lehmann 2023 §3.2" : "Lehmann 2023 §3.1");
+    if (permute) throw std::invalid_argument("CudaBspStrands: not one of Lehmann's strategies");
+    return strand_detail::gpu_strand_info(
+        order, memory, "cuda-unified-memory",
+        "cuda with the strand arrays and the active counter in managed memory (hints, optional prefetch)",
+        "Lehmann 2023 §3.1, §4.2.3");
   }
 
   StrandRun<W> run(const W& w, const StrandRunSettings& s) override {

@@ -47,14 +47,13 @@ class CudaGlobalQueueStrands final : public StrandStrategy<W> {
   const StrategyInfo& info() const override { return info_; }
 
   static StrategyInfo make_info(StrandMemory memory) {
-    StrategyInfo i = strand_detail::gpu_strand_info(StrandOrder::Index, memory);
     const bool managed = memory == StrandMemory::Managed;
-    i.name = managed ? "cuda-global-queue-unified-memory" : "cuda-global-queue";
+    StrategyInfo i = strand_detail::gpu_strand_info(
+        StrandOrder::Index, memory, managed ? "cuda-global-queue-unified-memory" : "cuda-global-queue",
+        std::string("GPU, one launch: units of c strands, unit t pre-assigned to thread t, then an atomic counter; "
+                    "each unit to completion") + (managed ? "; managed memory" : ""),
+        managed ? "Lehmann 2023 §3.4, §4.2.3" : "Lehmann 2023 §3.4");
     i.knobs.insert(i.knobs.begin(), "work-unit");
-    i.description = std::string("GPU, one launch: units of c strands, unit t pre-assigned to thread t, then an "
-                                "atomic counter; each unit to completion") +
-                    (managed ? "; managed memory" : "");
-    i.section = managed ? "Lehmann 2023 §3.4, §4.2.3" : "Lehmann 2023 §3.4";
     return i;
   }
 

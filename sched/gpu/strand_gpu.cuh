@@ -141,8 +141,12 @@ GridConfig resolve_strand_grid(const GridConfig& g, Kernel kernel, const char* k
 
 /// The info record every GPU strand strategy starts from: needs a GPU, reads the grid, and the knobs of
 /// its order (permute-seed) and memory (prefetch, managed-counter).
-inline StrategyInfo gpu_strand_info(StrandOrder order, StrandMemory memory) {
+inline StrategyInfo gpu_strand_info(StrandOrder order, StrandMemory memory, std::string name, std::string description,
+                                    std::string section) {
   StrategyInfo i;
+  i.name = std::move(name);
+  i.description = std::move(description);
+  i.section = std::move(section);
   i.side = Side::Device;
   i.uses_grid = true;
   if (order == StrandOrder::Permuted) i.knobs.push_back("permute-seed");
@@ -254,10 +258,7 @@ class StrandGpuMemory {
       std::copy(a_.status, a_.status + n_, r.status.begin());
       std::copy(a_.steps, a_.steps + n_, r.steps.begin());
     } else {
-      d_state_.download(r.state.data(), n_);
-      d_status_.download(r.status.data(), n_);
-      d_steps_.download(r.steps.data(), n_);
-      MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+      download_strand_arrays(d_state_, d_status_, d_steps_, n_, r.state, r.status, r.steps);
     }
     if (s.record_finish_order) finish_.download(r.finish_order);
   }
