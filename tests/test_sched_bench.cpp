@@ -18,8 +18,8 @@ TEST(SchedBenchGpu, FifoFromAnAscendingQueueScoresZero) {
   SchedBenchCase c;
   c.n = 4096;
   c.task_us = 5.0;
-  c.segment = 64;
-  c.controller = false;
+  c.settings.segment_size = 64;
+  c.settings.controller = false;
   const SchedBenchResult r = run_sched_bench_case(c);  // throws unless every task ran exactly once
   EXPECT_EQ(r.score, 0.0) << "FIFO dequeues in ticket order, which is ascending priority";
   EXPECT_EQ(r.passes[0] + r.passes[1] + r.passes[2], 0u);
@@ -35,10 +35,10 @@ TEST(SchedBenchGpu, ControllersRaiseTheScoreOfLongTasks) {
     SchedBenchCase c;
     c.n = 20000;
     c.task_us = 200.0;
-    c.segment = 256;
+    c.settings.segment_size = 256;
     c.block = 128;
-    c.blocks_per_sm = 1;
-    c.controllers = p;
+    c.settings.blocks_per_sm = 1;
+    c.settings.controllers = p;
     const SchedBenchResult r = run_sched_bench_case(c);
     EXPECT_EQ(r.controllers, p);
     EXPECT_GT(r.passes[0] + r.passes[1] + r.passes[2], 0u) << "P = " << p;
@@ -54,10 +54,10 @@ TEST(SchedBenchGpu, RefusesSettingsOutOfRange) {
   c.n = 1;
   EXPECT_THROW(run_sched_bench_case(c), InputError);
   c = SchedBenchCase{};
-  c.segment = 100;
+  c.settings.segment_size = 100;
   EXPECT_THROW(run_sched_bench_case(c), InputError);
   c = SchedBenchCase{};
-  c.controllers = 0;
+  c.settings.controllers = 0;
   EXPECT_THROW(run_sched_bench_case(c), InputError);
 }
 
@@ -70,7 +70,7 @@ TEST(SchedBenchCli, WithoutAGpuSaysSoInOneLine) {
 
 TEST(SchedBenchCli, BadOptionsAreOneLineNamingTheOption) {
   test::TempDir dir("sched-bench");
-  for (const char* args : {"--threads 48", "--controllers 0", "--segment 100", "--n 1", "--task-us 0", "--repeat 0"}) {
+  for (const char* args : {"--threads 48", "--controllers 0", "--segment-size 100", "--n 1", "--task-us 0", "--repeat 0"}) {
     const test::CliResult r =
         test::run_megaview(dir, std::string("sched-bench ") + args + " --out-prefix '" + (dir / "x") + "'");
     EXPECT_NE(r.code, 0) << args;

@@ -114,24 +114,22 @@ struct SchedBenchCommand {
   std::vector<uint32_t> n = {1000, 5000, 10000, 20000, 40000, 80000};  ///< queue lengths
   std::vector<double> task_us = {100.0, 1000.0};  ///< task durations, µs (Fig 4: 100 µs, Fig 5: 1 ms)
   std::vector<uint32_t> threads = {128};          ///< block sizes of the persistent kernel (controller too)
-  std::vector<uint32_t> controllers = {1};        ///< controller blocks P
-  uint32_t segment = 256;
-  bool time_management = true;
-  bool wave_aware = false;
-  double buffer_multiplier = 1.0;
-  uint32_t blocks_per_sm = 0;  ///< 0: occupancy maximum
-  uint32_t worker_blocks = 0;  ///< MegakernelSettings::worker_blocks; 0: every resident block
+  std::vector<uint32_t> controllers = {1};        ///< controller blocks P (MegakernelSettings::controllers), swept
+  /// The megakernel's knobs by name (megakernel_params(): queue, segment-size, time-management, …) for every
+  /// run, over MegakernelSettings' defaults (the queue: buckets, the program's default; kerbl for the
+  /// paper's). The ones the bench sets itself are not among its options (sched_bench_owned_knob).
+  ParamValues knobs;
   bool static_duration = true; ///< SchedBenchCase::static_duration
-  bool pull_forward = false;   ///< SchedBenchCase::pull_forward
-  uint32_t pull_distance = 4;
   int repeat = 3;              ///< runs per configuration; the median score is reported
   bool model = true;           ///< also run the CPU model for P = 1
-  std::string queue = "buckets";  ///< MegakernelSettings::queue of the controller runs ("kerbl" for the paper's)
-  uint32_t buckets = 32;          ///< MegakernelSettings::buckets
   std::string order_log;          ///< non-empty: one CSV row per executed task of every run
   std::string out_prefix;
 };
 void run_sched_bench(const SchedBenchCommand& c);
+/// Whether sched-bench sets megakernel knob `name` itself (so it is not one of its options): controller
+/// (both orders are measured), controllers (the --controllers sweep), the order record, the watchdog, the
+/// rebuild order (ascending, §6.2's worst case) and the static task cycles (--measure-durations).
+bool sched_bench_owned_knob(const std::string& name);
 
 /// `megaview allocation-bound`: renders uniformly to the target spp and prints render/pathtracer/allocation_bound.h's
 /// ratios (the fewest samples, relative to uniform, that any allocation needs for uniform's MSE).

@@ -37,20 +37,31 @@ void validate(const SchedBenchCommand& c) {
     if (p < 1 || p > 64) throw InputError("", "--controllers", fmt::format("{} is not in [1, 64]", p));
   if (c.threads.empty()) throw InputError("", "--threads", "needs at least one block size");
   if (c.controllers.empty()) throw InputError("", "--controllers", "needs at least one controller count");
-  if (c.segment < 32 || c.segment > 512 || (c.segment & (c.segment - 1)))
-    throw InputError("", "--segment", fmt::format("{} is not a power of two in [32, 512]", c.segment));
-  if (!(c.buffer_multiplier > 0.0 && std::isfinite(c.buffer_multiplier)))
-    throw InputError("", "--buffer-multiplier", fmt::format("must be a finite number > 0, got \"{}\"", c.buffer_multiplier));
   if (c.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
-  if (c.blocks_per_sm > 64) throw InputError("", "--blocks-per-sm", "must be in [0, 64]");
-  if (c.pull_distance < 1 || c.pull_distance > 1024)
-    throw InputError("", "--pull-distance", fmt::format("{} is not in [1, 1024]", c.pull_distance));
+  for (const auto& [name, text] : c.knobs)
+    if (sched_bench_owned_knob(name)) throw InputError("", "--" + name, "is set by sched-bench itself");
+}
+
+/// MegakernelSettings' defaults with c.knobs applied (each checked against megakernel_params()).
+MegakernelSettings bench_settings(const SchedBenchCommand& c) {
+  MegakernelSettings s;
+  BoundParams<MegakernelSettings>(megakernel_params(), s).apply(c.knobs);
+  s.validate();
+  return s;
 }
 
 }  // namespace
 
+bool sched_bench_owned_knob(const std::string& name) {
+  for (const char* owned : {"controller", "controllers", "record-order", "record-capacity", "watchdog-seconds",
+                            "rebuild-sorted", "static-task-cycles"})
+    if (name == owned) return true;
+  return false;
+}
+
 void run_sched_bench(const SchedBenchCommand& c) {
-  validate(c);  // first: a bad option or output path is named even without a GPU
+  validate(c);
+  const MegakernelSettings ms = bench_settings(c);  // first: a bad option or output path is named even without a GPU
   cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv", ".png"});
   if (!c.order_log.empty()) cli::check_output_file(c.order_log, "--order-log");
   if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
@@ -58,7 +69,8 @@ void run_sched_bench(const SchedBenchCommand& c) {
   for (const std::string& f : figure_files("sched-bench", c.out_prefix)) ensure_absent(f);
   for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);
   if (!c.order_log.empty()) ensure_absent(c.order_log);
-  const QueueDesign design = parse_queue_design(c.queue);
+  const QueueDesign design = ms.queue;
+  const std::string queue = queue_design_name(design);
   // Queue designs other than Kerbl's have no controller blocks to count: one run per configuration.
   const std::vector<uint32_t> controllers = design == QueueDesign::Kerbl ? c.controllers : std::vector<uint32_t>{1};
   std::string order_log =
@@ -73,8 +85,9 @@ void run_sched_bench(const SchedBenchCommand& c) {
       const SchedBenchResult& r = runs.back();
       for (size_t j = 0; j < r.keys.size(); ++j)
         order_log += fmt::format("{},{},{},{},{},{},{},{},{:.17g},{},{},{},{:.9g}\n", run_index, k.n, k.task_us,
-                                 k.block, k.controllers, k.controller ? queue_design_name(k.queue) : "kerbl",
-                                 k.controller ? 1 : 0, i, r.score, j, r.tickets[j], r.tasks[j], r.keys[j]);
+                                 k.block, k.settings.controllers,
+                                 k.settings.controller ? queue_design_name(k.settings.queue) : "kerbl",
+                                 k.settings.controller ? 1 : 0, i, r.score, j, r.tickets[j], r.tasks[j], r.keys[j]);
       ++run_index;
       runs.back().tickets.clear(), runs.back().tasks.clear(), runs.back().keys.clear();
     }
@@ -83,20 +96,11 @@ void run_sched_bench(const SchedBenchCommand& c) {
   };
 
   SchedBenchCase base;
-  base.segment = c.segment;
-  base.time_management = c.time_management;
-  base.wave_aware = c.wave_aware;
-  base.buffer_multiplier = static_cast<float>(c.buffer_multiplier);
-  base.blocks_per_sm = c.blocks_per_sm;
-  base.worker_blocks = c.worker_blocks;
+  base.settings = ms;
   base.static_duration = c.static_duration;
-  base.pull_forward = c.pull_forward;
-  base.pull_distance = c.pull_distance;
-  base.queue = design;
-  base.buckets = c.buckets;
   {  // warm-up: module load, first allocations
     SchedBenchCase w = base;
-    w.n = 4 * c.segment;
+    w.n = 4 * ms.segment_size;
     w.task_us = 1.0;
     w.block = c.threads.front();
     (void)run_sched_bench_case(w);
@@ -106,12 +110,12 @@ void run_sched_bench(const SchedBenchCommand& c) {
              "(buffer x{:g}{}{}){}; ms = the slice (CUDA events)\n"
              "  model: sched/megakernel/queue_model.h with this run's workers and the controller's measured longest sort "
              "times (one controller)\n",
-             gpu_info().name, c.repeat, c.segment, c.time_management ? "on" : "off", c.buffer_multiplier,
-             c.wave_aware ? ", wave-aware" : "",
+             gpu_info().name, c.repeat, ms.segment_size, ms.time_management ? "on" : "off", ms.buffer_multiplier,
+             ms.wave_aware_buffer ? ", wave-aware" : "",
              c.static_duration ? ", static task duration" : ", measured durations",
-             c.pull_forward ? fmt::format("; front-pull merges, distance {}", c.pull_distance) : std::string());
-  fmt::print("  queue {}{}; bound = sched/megakernel/score.h's held-segment bound of Kerbl's ring with these workers\n", c.queue,
-             design == QueueDesign::Buckets ? fmt::format(" (K = {})", c.buckets) : std::string());
+             ms.pull_forward ? fmt::format("; front-pull merges, distance {}", ms.pull_distance) : std::string());
+  fmt::print("  queue {}{}; bound = sched/megakernel/score.h's held-segment bound of Kerbl's ring with these workers\n", queue,
+             design == QueueDesign::Buckets ? fmt::format(" (K = {})", ms.buckets) : std::string());
   fmt::print("{:>7} {:>8} {:>6} {:>3} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>9} {:>9} {:>8} {:>10} {:>20}\n", "n",
              "task us", "block", "P", "workers", "S ctrl", "S FIFO", "S model", "bound", "S/bound", "ctrl ms", "FIFO ms",
              "passes", "collisions", "sort us uu/us/ss");
@@ -126,30 +130,30 @@ void run_sched_bench(const SchedBenchCommand& c) {
         k.n = n;
         k.task_us = task_us;
         k.block = block;
-        k.controller = false;
+        k.settings.controller = false;
         const SchedBenchResult f = measure(k);
         for (size_t pi = 0; pi < controllers.size(); ++pi) {
-          k.controller = true;
-          k.controllers = controllers[pi];
+          k.settings.controller = true;
+          k.settings.controllers = controllers[pi];
           const SchedBenchResult r = measure(k);
           double model = NAN;
-          if (k.controllers == 1 && c.model && !c.pull_forward && design == QueueDesign::Kerbl) {  // the model knows Fig 2's adjacent merges only
+          if (k.settings.controllers == 1 && c.model && !ms.pull_forward && design == QueueDesign::Kerbl) {  // the model knows Fig 2's adjacent merges only
             QueueModelParams q;
             q.n = n;
-            q.segment = std::min(c.segment, n);
+            q.segment = std::min(ms.segment_size, n);
             q.workers = r.worker_warps;
             q.task_us = task_us;
             const double fallback = std::max({r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2], 1e-3});
             for (int m = 0; m < 3; ++m) q.sort_us[m] = r.sort_us_max[m] > 0 ? r.sort_us_max[m] : fallback;
-            q.buffer_multiplier = c.buffer_multiplier;
-            q.time_management = c.time_management;
+            q.buffer_multiplier = ms.buffer_multiplier;
+            q.time_management = ms.time_management;
             model = run_queue_model(q).score;
           }
           const uint64_t passes = r.passes[0] + r.passes[1] + r.passes[2];
           // sched/megakernel/score.h: the best score Kerbl's queue can reach from the ascending fill when the workers
           // hold their first segments before any sort (held = workers rounded up to whole segments).
           const double bound =
-              ascending_held_prefix_bound(n, held_segment_entries(r.worker_warps, std::min(c.segment, n)));
+              ascending_held_prefix_bound(n, held_segment_entries(r.worker_warps, std::min(ms.segment_size, n)));
           fmt::print("{:>7} {:>8g} {:>6} {:>3} {:>7} {:>8.4f} {:>8.4f} {:>8} {:>7.4f} {:>8.3f} {:>9.2f} {:>9.2f} {:>8} {:>10} "
                      "{:>20}\n",
                      n, task_us, block, r.controllers, r.worker_warps, r.score, f.score,
@@ -158,11 +162,11 @@ void run_sched_bench(const SchedBenchCommand& c) {
                      r.collisions, fmt::format("{:.1f}/{:.1f}/{:.1f}", r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2]));
           std::fflush(stdout);
           csv += fmt::format("\"{}\",{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{:.3f},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{},{:.3f},{},{},{},{},{},{:.6f}\n",
-                             gpu_info().name, n, task_us, block, r.controllers, r.worker_warps, r.grid_blocks, c.segment,
-                             c.time_management ? 1 : 0, c.buffer_multiplier, c.wave_aware ? 1 : 0, r.score, f.score,
+                             gpu_info().name, n, task_us, block, r.controllers, r.worker_warps, r.grid_blocks, ms.segment_size,
+                             ms.time_management ? 1 : 0, ms.buffer_multiplier, ms.wave_aware_buffer ? 1 : 0, r.score, f.score,
                              std::isnan(model) ? std::string() : fmt::format("{:.6f}", model), r.busy_ms, f.busy_ms,
                              r.passes[0], r.passes[1], r.passes[2], r.sort_us_max[0], r.sort_us_max[1], r.sort_us_max[2],
-                             r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures, c.queue, c.buckets, bound);
+                             r.collisions, r.wait_ms, r.refusals, r.restarts, r.lock_failures, queue, ms.buckets, bound);
         }
       }
     }
@@ -171,10 +175,10 @@ void run_sched_bench(const SchedBenchCommand& c) {
   FigureMetadata meta;
   meta.kind = meta.subcommand = "sched-bench";
   meta.redoes = "Kerbl 2012, Figs 4-5";
-  meta.context = fmt::format("queue {}, segments of {}, time management {}{}{}", c.queue, c.segment,
-                             c.time_management ? "on" : "off", c.wave_aware ? ", wave-aware" : "",
-                             (c.blocks_per_sm ? fmt::format(", {} blocks per SM", c.blocks_per_sm) : std::string()) +
-                                 (c.worker_blocks ? fmt::format(", {} worker blocks", c.worker_blocks) : std::string()));
+  meta.context = fmt::format("queue {}, segments of {}, time management {}{}{}", queue, ms.segment_size,
+                             ms.time_management ? "on" : "off", ms.wave_aware_buffer ? ", wave-aware" : "",
+                             (ms.blocks_per_sm ? fmt::format(", {} blocks per SM", ms.blocks_per_sm) : std::string()) +
+                                 (ms.worker_blocks ? fmt::format(", {} worker blocks", ms.worker_blocks) : std::string()));
   meta.gpu = gpu_info().name;
   meta.units = {{"gpu", "name"}, {"n", "tasks"}, {"task_us", "us"}, {"block", "threads"},
                 {"controllers", "blocks"}, {"workers", "warps"}, {"grid_blocks", "blocks"}, {"segment", "entries"},

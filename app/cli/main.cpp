@@ -478,39 +478,17 @@ CLI::App* add_sched_bench_command(CLI::App& app, SchedBenchCommand& b) {
       ->delimiter(',')
       ->check(cli::integer(1, 64))
       ->capture_default_str();
-  cmd->add_option("--segment", b.segment, "segment size S (power of two in [32, 512])")
-      ->check(cli::power_of_two(32, 512))
-      ->capture_default_str();
-  cmd->add_option("--buffer-multiplier", b.buffer_multiplier, "§5.4 multiplier on the time buffers")
-      ->check(cli::real({kMinBufferMultiplier}, {kMaxBufferMultiplier}))
-      ->capture_default_str();
-  cmd->add_flag("!--no-time-management", b.time_management, "lock pairs without the §5.2 time check");
-  cmd->add_flag("--wave-aware", b.wave_aware, "buffer = floor(entries ahead / workers) × shortest task");
-  cmd->add_option("--blocks-per-sm", b.blocks_per_sm, "resident blocks per SM (0: occupancy maximum)")
-      ->check(cli::integer(0, 64))
-      ->capture_default_str();
-  cmd->add_option("--worker-blocks", b.worker_blocks,
-                  "worker blocks beside the controllers (0: every resident block); 15 is Kerbl's GTX 480 (§6.2)")
-      ->check(cli::integer(0, 65535))
-      ->capture_default_str();
   cmd->add_option("--repeat", b.repeat, "runs per configuration (median score)")
       ->check(cli::integer(1, 1000))
       ->capture_default_str();
   cmd->add_flag("!--no-model", b.model, "skip the CPU model's prediction");
-  cmd->add_flag("--pull-forward", b.pull_forward, "front-pull merges (beyond Kerbl; MegakernelSettings::pull_forward)");
-  cmd->add_option("--pull-distance", b.pull_distance, "segments between the head and the pull target")
-      ->check(cli::integer(1, 1024))
-      ->capture_default_str();
   cmd->add_flag("!--measure-durations", b.static_duration,
                 "§5.3 measured task durations instead of the known static one (§5.4)");
-  cmd->add_option("--queue", b.queue,
-                  "queue design of the sorted runs: buckets (the program's default), quanta, or kerbl (the paper's "
-                  "controller; FIFO runs are always Kerbl's ring without a controller)")
-      ->check(cli::one_of({"kerbl", "buckets", "quanta"}))
-      ->capture_default_str();
-  cmd->add_option("--buckets", b.buckets, "rings K of queue buckets")
-      ->check(number_check<uint32_t>("in [3, 32]", [](uint32_t v) { return v >= 3 && v <= 32; }))
-      ->capture_default_str();
+  std::vector<ParamSpec> knobs;
+  for (const ParamSpec& spec : megakernel_params().specs())
+    if (!sched_bench_owned_knob(spec.name)) knobs.push_back(spec);
+  add_param_options(*cmd, knobs, "megakernel knob",
+                    [&b](const std::string& name, const std::string& text) { b.knobs[name] = text; });
   cmd->add_option("--order-log", b.order_log,
                   "writes F.csv: one row per executed task of every run (dequeue index, ticket, task, priority), "
                   "from which tools/order_score.py recomputes each run's S(n)")

@@ -21,18 +21,8 @@ SchedBenchResult run_sched_bench_case(const SchedBenchCase& c) {
   SpinWorkload w(c.n, c.task_us);
   MegakernelStrategy<SpinWorkload> m;
   MegakernelSettings& s = m.settings();
-  s.segment_size = c.segment;
-  s.controller = c.controller;
-  s.controllers = c.controllers;
-  s.time_management = c.time_management;
-  s.wave_aware_buffer = c.wave_aware;
-  s.buffer_multiplier = c.buffer_multiplier;
-  s.blocks_per_sm = c.blocks_per_sm;
-  s.worker_blocks = c.worker_blocks;
-  s.pull_forward = c.pull_forward;
-  s.pull_distance = c.pull_distance;
-  s.queue = c.controller ? c.queue : QueueDesign::Kerbl;
-  s.buckets = c.buckets;
+  s = c.settings;
+  if (!s.controller) s.queue = QueueDesign::Kerbl;
   s.rebuild_sorted = false;  // ascending: §6.2's worst case
   if (c.static_duration)
     s.static_task_cycles = static_cast<uint32_t>(std::min(4.0e9, std::max(1.0, c.task_us / us_per_cycle)));

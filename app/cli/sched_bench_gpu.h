@@ -15,25 +15,24 @@ namespace mv {
 struct SchedBenchCase {
   uint32_t n = 10000;             ///< tasks, [2, 2^24]; each runs once, priorities 0 … n−1
   double task_us = 100.0;         ///< duration of every task, µs, (0, 1e6]
-  uint32_t segment = 256;         ///< segment size S, a power of two in [32, 512]
   uint32_t block = 128;           ///< threads per block of the persistent kernel (controller and workers)
-  uint32_t controllers = 1;       ///< controller blocks P, [1, 64]
-  bool controller = true;         ///< false: FIFO (the queue is never sorted)
-  bool time_management = true;    ///< §5.2
-  bool wave_aware = false;        ///< MegakernelSettings::wave_aware_buffer
-  float buffer_multiplier = 1.f;  ///< §5.4
-  uint32_t blocks_per_sm = 0;     ///< resident blocks per SM; 0: the occupancy maximum
-  uint32_t worker_blocks = 0;     ///< MegakernelSettings::worker_blocks; 0: every resident block
+  /// The megakernel's settings (megakernel_params(), checked by the strategy). Its queue is Kerbl's ring
+  /// unless set otherwise here; with `controller` false the run is always Kerbl's ring in FIFO order. The
+  /// bench owns record_order, record_capacity, watchdog_seconds, rebuild_sorted (ascending: §6.2's worst
+  /// case) and, with static_duration, static_task_cycles.
+  MegakernelSettings settings = kerbl_settings();
   /// §5.4's static task duration: the controller is told task_us (in SM cycles at the device's clock
   /// rate) instead of measuring. Spin tasks run once and never re-enqueue, so §5.3's measurements never
   /// reach the entries still in the queue (their estimate stays "unknown" = 0), and with measuring the
   /// time check refuses every pair after the first sort times are known.
   bool static_duration = true;
-  bool pull_forward = false;      ///< MegakernelSettings::pull_forward (beyond Kerbl)
-  uint32_t pull_distance = 4;
-  QueueDesign queue = QueueDesign::Kerbl;  ///< MegakernelSettings::queue (controller false: always Kerbl's FIFO)
-  uint32_t buckets = 32;                   ///< MegakernelSettings::buckets
-  bool keep_order = false;                 ///< fill SchedBenchResult's order vectors (the order log)
+  bool keep_order = false;        ///< fill SchedBenchResult's order vectors (the order log)
+
+  static MegakernelSettings kerbl_settings() {
+    MegakernelSettings s;
+    s.queue = QueueDesign::Kerbl;
+    return s;
+  }
 };
 
 struct SchedBenchResult {
