@@ -22,10 +22,17 @@ MV_HD MV_INLINE Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, 
 #pragma unroll
 #endif
   for (int r = 0; r < 10; ++r) {
+#if defined(__CUDA_ARCH__)
+    // 32-bit halves (one IMAD.WIDE.U32 or an IMAD.HI and an IMAD each): the 64-bit form below lets the
+    // compiler carry the XORs and the next product in 64 bits.
+    const uint32_t hi0 = __umulhi(kM0, c0), lo0 = kM0 * c0;
+    const uint32_t hi1 = __umulhi(kM1, c2), lo1 = kM1 * c2;
+#else
     const uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
     const uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
     const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
     const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+#endif
     const uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
     c0 = n0;
     c1 = lo1;

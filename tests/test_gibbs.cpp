@@ -105,6 +105,54 @@ TEST(Gibbs, UnrolledDrawGivesTheGenericDrawsBits) {
   }
 }
 
+TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
+  // gibbs-window's two-weight draw returns the full draw's answer or −1, never another value: random rows,
+  // λ anywhere in the row's x_max range (the table's bounds hold there), and u at and a few floats around
+  // every boundary c(x)/Z of the full draw, where the window's bounds are tightest. At the benchmark's γ it
+  // decides most sites.
+  for (auto [gamma, X] : {std::pair{0.8, 6}, std::pair{0.8, 11}, std::pair{0.0, 7}, std::pair{5.0, 6}, std::pair{0.1, 20}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
+    ASSERT_EQ(t.windows.size(), (static_cast<size_t>(X) + 1) * 5 * (4 * X + 1) * 4);
+    int decided = 0, tried = 0;
+    for (int i = 0; i < 4000; ++i) {
+      const Philox4x32 r = philox4x32_10(i, 1, 0, 0, 77, 0);
+      const int xm = 1 + static_cast<int>(r.v[0] % X), k = 2 + static_cast<int>(r.v[1] % 3);
+      const int S = static_cast<int>(r.v[2] % (k * xm + 1));
+      // λ + 5√λ uniform in (xm − 1, xm].
+      const double v = xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
+      const float lambda = static_cast<float>(root * root);
+      if (lambda <= 0.f || std::max(1, poisson_ising_xmax(lambda)) != xm) continue;
+      const float* row = t.row(xm, k, S);
+      float c[64], p = 1.f, z = 0.f;
+      for (int x = 0; x <= xm; ++x) {
+        z = fma_rn(p, row[x], z);
+        c[x] = z;
+        p = mul_rn(p, lambda);
+      }
+      std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[3] * 2654435761u)};
+      for (int x = 0; x < xm && z > 0.f; ++x) {
+        float b = c[x] / z;
+        for (int s = 0; s < 3; ++s) b = std::nextafter(b, 0.f);
+        for (int s = 0; s < 7; ++s, b = std::nextafter(b, 1.f))
+          if (b >= 0.f && b < 1.f) us.push_back(b);
+      }
+      for (size_t n = 0; n < us.size(); ++n) {
+        const float u = us[n];
+        const int want = poisson_ising_draw<kPoissonIsingMaxTerms>(row, lambda, xm, u);
+        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, u);
+        if (n == 2) {  // the random u
+          ++tried;
+          if (got >= 0) ++decided;
+        }
+        EXPECT_TRUE(got == -1 || got == want) << "γ " << gamma << " xm " << xm << " k " << k << " S " << S << " λ "
+                                              << lambda << " u " << u << ": window " << got << ", full " << want;
+      }
+    }
+    // Rows and neighbour sums drawn uniformly, not as the chain visits them (there it decides 99.99 %).
+    if (gamma == 0.8 && X == 6) EXPECT_GT(decided, tried * 9 / 10) << "the window decides too few draws at γ 0.8";
+  }
+}
+
 TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
   // A border site with three real neighbours: its law equals the full definition with the padded fourth
   // neighbour equal to the site itself, whose (x − x)² is zero, and the sampler's k = 3 row draws it.

@@ -19,10 +19,10 @@ namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
 
-enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4 };
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5 };
 const std::vector<std::string>& all_strategy_names() {
   static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-blog",
-                                                 "gibbs-cpu"};
+                                                 "gibbs-cpu", "gibbs-window"};
   return names;
 }
 
@@ -165,7 +165,7 @@ void GibbsSettings::validate() const {
 // ---- device state ----
 
 struct GibbsRun::Device {
-  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, u;
+  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, windows, u;
   DeviceBuffer<uint8_t> xmax, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
@@ -178,14 +178,15 @@ struct GibbsRun::Device {
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
   }
-  template <int NX, bool Site = false>
-  PoissonIsingRule<NX, Site> rule(const PoissonIsingTables& t, int width) {
-    PoissonIsingRule<NX, Site> r;
+  template <int NX, bool Site = false, bool Window = false>
+  PoissonIsingRule<NX, Site, Window> rule(const PoissonIsingTables& t, int width) {
+    PoissonIsingRule<NX, Site, Window> r;
     r.lam_row = lam_row.data();
     r.lam_col = lam_col.data();
     r.lam_site = lam_site.data();
     r.xmax = xmax.data();
     r.weights = weights.data();
+    r.windows = windows.data();
     r.X = t.X;
     r.stride = static_cast<int>(t.s_stride());
     r.width = width;
@@ -303,6 +304,7 @@ void GibbsRun::start() {
     d.lam_site.upload(field_.site);
     d.xmax.upload(field_.xmax);
     d.weights.upload(tables_.weights);
+    d.windows.upload(tables_.windows);
     d.x.resize(n);
     d.x2.resize(n);
     d.sum.resize(n);
@@ -343,6 +345,35 @@ void GibbsRun::sweeps_gpu_site(uint32_t first, uint32_t n) {
   else sweeps_gpu_with<kPoissonIsingMaxTerms, Site>(first, n);
 }
 
+namespace {
+/// `n` sweeps from `first` under sweep_persistent_kernel<Rule>: as many blocks of bw × bh as are resident at
+/// once (at most one group per thread), one launch per 1024 sweeps at most so that a long run stays
+/// interruptible.
+template <class Rule>
+void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
+                       int bh) {
+  const int threads = bw * bh;
+  int per_sm = 0, sms = 0, dev = 0;
+  MV_CUDA_CHECK(cudaGetDevice(&dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
+  const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
+  const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
+  uint8_t* xp = x;
+  int w = W, h = H, sweeps = 0;
+  uint32_t sd = seed, s0 = 0;
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
+  for (uint32_t done = 0; done < n;) {
+    sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
+    s0 = first + done;
+    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>), dim3(blocks),
+                                              dim3(bw, bh), args, 0, nullptr));
+    MV_CUDA_CHECK_LAUNCH();
+    done += static_cast<uint32_t>(sweeps);
+  }
+}
+}  // namespace
+
 template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
@@ -359,26 +390,10 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
         MV_CUDA_CHECK_LAUNCH();
       }
   } else if (strategy_ == kPersistent) {
-    const int threads = s_.block_width * s_.block_height;
-    int per_sm = 0, sms = 0, dev = 0;
-    MV_CUDA_CHECK(cudaGetDevice(&dev));
-    MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
-    const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
-    const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
-    uint8_t* xp = d.x.data();
-    int w = W, h = H, sweeps = 0;
-    uint32_t sd = seed, s0 = 0;
-    void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
-    // One launch per 1024 sweeps at most, so that a long run stays interruptible.
-    for (uint32_t done = 0; done < n;) {
-      sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
-      s0 = first + done;
-      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>),
-                                                dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
-      MV_CUDA_CHECK_LAUNCH();
-      done += static_cast<uint32_t>(sweeps);
-    }
+    launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
+  } else if (strategy_ == kWindow) {
+    launch_persistent(d.rule<NX, Site, true>(tables_, s_.width), d.x.data(), W, H, seed, first, n, s_.block_width,
+                      s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {

@@ -7,8 +7,10 @@
 // "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-persistent"
 // (gibbs-groups' update in one cooperative launch, a grid barrier per half-sweep), "gibbs-blog" (the
 // document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
-// one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
-// reference). gibbs-deep, gibbs-groups, gibbs-persistent and gibbs-cpu give identical bits for the same seed; gibbs-blog
+// one-pixel halo, separately padded copy, weights from their definition), "gibbs-window" (gibbs-persistent
+// with the window draw first: two weights decide the site unless u falls within the tails' mass of a
+// boundary, render/lattice/poisson_ising.h poisson_ising_draw_window) and "gibbs-cpu" (the TBB
+// reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-cpu give identical bits for the same seed; gibbs-blog
 // samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (the fastest on the
 // H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
 #pragma once
