@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "base/errors.h"
 
@@ -65,8 +66,12 @@ void build_windows(PoissonIsingTables& t) {
         float* w = t.windows.data() + ((static_cast<size_t>(xm) * 5 + k) * (4 * static_cast<size_t>(X) + 1) + S) * 4;
         w[0] = g[best];
         w[1] = g[best + 1];
-        w[2] = float_up(best_a);
-        w[3] = float_up(best + best_b);
+        const float a = float_up(best_a);
+        uint32_t bits;
+        std::memcpy(&bits, &a, sizeof bits);
+        bits = ((bits + 63u) & ~63u) | static_cast<uint32_t>(best);  // a larger bound, x₀ in its low bits
+        std::memcpy(&w[2], &bits, sizeof bits);
+        w[3] = float_up(best_b);
       }
   }
 }

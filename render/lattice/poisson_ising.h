@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -100,7 +101,8 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// `win` = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, x₀ + B} for the site's row, `lambda`
+/// `win` = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ in A's six
+/// low mantissa bits), `lambda`
 /// the site's λ (the same float as the full draw's), `u` its uniform. The weights relative to λ^x₀ are
 /// W = g'(x₀) + λ g'(x₀+1) for the window x₀, x₀+1, and the tails L = Σ_{y<x₀} λ^(y−x₀) g'(y) below and
 /// H = Σ_{y>x₀+1} λ^(y−x₀) g'(y) above; the table's A ≥ L / W and B ≥ H / W over every λ with this x_max, plus
@@ -108,25 +110,28 @@ inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 /// c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and c(x₀+1) − uZ ≥ (1 − u − B)W, so the full draw
 /// returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W, and x₀ where g'(x₀) − uW > BW, uW > AW and
 /// uW + BW < W; otherwise this returns −1 (u within the tails' mass of a boundary, or a row marked zero:
-/// W = 0). Same bits on the CPU and the GPU (every operation rounded once). Cost: one 16-byte load, 4
-/// multiplies, 3 adds and 4 compares, against the full draw's x_max + 1 fused multiply-adds, as many
+/// W = 0). Same bits on the CPU and the GPU (every operation rounded once). Cost: one 16-byte load, one
+/// fused multiply-add, 3 multiplies, 2 adds and 4 compares, no branch, against the full draw's x_max + 1 fused multiply-adds, as many
 /// multiplies and its count. The tails are small where the CPMF is peaked: for γ = 0.8 and four
 /// neighbours the weights fall by e^(−3.2) or faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float u) {
 #if defined(__CUDA_ARCH__)
   const float4 v = *reinterpret_cast<const float4*>(win);
-  const float g0 = v.x, g1 = v.y, ra = v.z, lb = v.w;
+  const float g0 = v.x, g1 = v.y, ra = v.z, rb = v.w;
+  const int lo = static_cast<int>(__float_as_uint(ra) & 63u);  // x₀, in A's low bits
 #else
-  const float g0 = win[0], g1 = win[1], ra = win[2], lb = win[3];
+  const float g0 = win[0], g1 = win[1], ra = win[2], rb = win[3];
+  uint32_t abits;
+  std::memcpy(&abits, &ra, sizeof abits);
+  const int lo = static_cast<int>(abits & 63u);
 #endif
-  const int lo = static_cast<int>(lb);                     // x₀ (lb ∈ [x₀, x₀ + ½))
-  const float rb = add_rn(lb, -static_cast<float>(lo));    // B, exact (Sterbenz)
   const float w = fma_rn(lambda, g1, g0);
   const float t = mul_rn(u, w);
   const float a = mul_rn(ra, w), b = mul_rn(rb, w);
   const float d = add_rn(t, -g0);
+  // Bitwise, not short-circuit: no branch on the GPU.
   const bool up = d > a;                                    // implies t > a (g'(x₀) ≥ 0)
-  const bool ok = (up || (d < -b && t > a)) && add_rn(t, b) < w;
+  const bool ok = (up | ((d < -b) & (t > a))) & (add_rn(t, b) < w);
   return ok ? lo + (up ? 1 : 0) : -1;
 }
 
@@ -161,8 +166,9 @@ struct PoissonIsingTables {
   double gamma = 0.0;
   std::vector<float> weights;
   /// The window draw's rows (poisson_ising_draw_window), 4 floats per (xm, k, S) at
-  /// ((xm · 5 + k) · (4X+1) + S) · 4: {g'(x₀), g'(x₀+1), A, x₀ + B}, x₀ ∈ [0, xm − 1] the window of the
-  /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), A and B rounded up;
+  /// ((xm · 5 + k) · (4X+1) + S) · 4: {g'(x₀), g'(x₀+1), A, B}, x₀ ∈ [0, xm − 1] the window of the
+  /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), A and B rounded up
+  /// (A up to a multiple of 64 units in the last place, plus x₀: x₀ = A's six low mantissa bits);
   /// all zero (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
   std::vector<float> windows;
   /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
@@ -270,18 +276,32 @@ struct PoissonIsingRule {
     const float4 cb = reinterpret_cast<const float4*>(lp)[1];
     const float col[4] = {p ? ca.y : ca.x, p ? ca.w : ca.z, p ? cb.y : cb.x, p ? cb.w : cb.z};
     const float lr = Site ? 1.f : lam_row[r];
+    if constexpr (Window) {
+      // The four window draws without a branch, then the full draw for those that did not decide (rare:
+      // one warp in about 60 per group at the benchmark's configuration, docs/perf.md).
+      uint32_t i[4];
+      float lam[4];
+      bool all = true;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
-      const float lam = Site ? col[j] : mul_rn(lr, col[j]);
-      if constexpr (Window) {
-        const uint32_t i = (static_cast<uint32_t>(xm) * 5u + static_cast<uint32_t>(k[j])) * (4u * X + 1u) +
-                           static_cast<uint32_t>(S[j]);
-        int v = poisson_ising_draw_window(windows + 4u * i, lam, u[j]);
-        if (__builtin_expect(v < 0, 0)) v = poisson_ising_draw<NX>(weights + i * static_cast<uint32_t>(stride), lam, xm, u[j]);
-        out[j] = v;
-      } else {
-        out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), lam, xm, u[j]);
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t xm = static_cast<uint32_t>((xm64 >> (16 * j)) & 0xFFu);
+        i[j] = (xm * 5u + static_cast<uint32_t>(k[j])) * (4u * X + 1u) + static_cast<uint32_t>(S[j]);
+        lam[j] = Site ? col[j] : mul_rn(lr, col[j]);
+        out[j] = poisson_ising_draw_window(windows + 4u * i[j], lam[j], u[j]);
+        all &= out[j] >= 0;
+      }
+      if (__builtin_expect(!all, 0)) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (out[j] < 0)
+            out[j] = poisson_ising_draw<NX>(weights + i[j] * static_cast<uint32_t>(stride), lam[j],
+                                            static_cast<int>((xm64 >> (16 * j)) & 0xFFu), u[j]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
+        out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), Site ? col[j] : mul_rn(lr, col[j]), xm, u[j]);
       }
     }
   }
