@@ -44,6 +44,24 @@ TEST(Gibbs, PhiloxMatchesTheKnownAnswers) {
   EXPECT_EQ(c.v[3], 0x24126ea1u);
 }
 
+TEST(Gibbs, PhiloxRoundsSevenAndTenAreTheRoundFunctionRepeated) {
+  // philox4x32(…, 10) is Philox4x32-10 (the known answers above); philox4x32(…, 7) is the same round
+  // function with the same key schedule stopped after 7 rounds.
+  for (uint32_t i = 0; i < 1000; ++i) {
+    const uint32_t c0 = i * 2654435761u, c1 = i ^ 0x5bd1e995u, c2 = i * 7u, c3 = ~i, k0 = i * 40503u, k1 = 0x50495347u;
+    const Philox4x32 ten = philox4x32(c0, c1, c2, c3, k0, k1, 10), want10 = philox4x32_10(c0, c1, c2, c3, k0, k1);
+    uint32_t d0 = c0, d1 = c1, d2 = c2, d3 = c3;
+    for (uint32_t r = 0; r < 7; ++r) philox4x32_round(d0, d1, d2, d3, k0 + r * 0x9E3779B9u, k1 + r * 0xBB67AE85u);
+    const Philox4x32 seven = philox4x32(c0, c1, c2, c3, k0, k1, 7);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(ten.v[j], want10.v[j]) << i;
+    EXPECT_EQ(seven.v[0], d0);
+    EXPECT_EQ(seven.v[1], d1);
+    EXPECT_EQ(seven.v[2], d2);
+    EXPECT_EQ(seven.v[3], d3);
+    EXPECT_NE(seven.v[0], ten.v[0]);
+  }
+}
+
 TEST(Gibbs, CpmfMatchesTheDocumentsWorkedExample) {
   // Neighbours {0, 2, 3, 4}, λ 0.9, γ 0.8: P(1) = 1.7 %, P(2) = 92.6 %, P(3) = 5.6 % in the document
   // (exactly 1.695 %, 92.690 %, 5.614 %: within 0.1 percentage point of its rounding).
@@ -181,10 +199,14 @@ double chi2_critical_0001(int df) {
   return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
 }
 
-TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
+class GibbsChi2 : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(PhiloxRounds, GibbsChi2, ::testing::Values(10, 7));
+
+TEST_P(GibbsChi2, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   // 3 × 3 sites, x_max 1 everywhere but 2 at the centre (768 states), λ 1, γ 0.3: the joint law
   // ∝ Π λˣ/x! · exp(−γ Σ_{edges} (xᵢ − xⱼ)²) by enumeration, against the CPU reference's states every
-  // 4th sweep over 200,000 sweeps (seed 7). χ² over cells with ≥ 5 expected, significance 0.001.
+  // 4th sweep over 200,000 sweeps (seed 7), uniforms from Philox4x32-10 and -7. χ² over cells with ≥ 5
+  // expected, significance 0.001.
   const int W = 3, H = 3;
   const float lambda = 1.f;
   const double gamma = 0.3;
@@ -201,6 +223,7 @@ TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   rule.stride = static_cast<int>(t.s_stride());
   rule.width = W;
   rule.gamma = static_cast<float>(gamma);
+  rule.rng_rounds = GetParam();
   auto code = [&](const std::vector<uint8_t>& x) {
     int c = 0;
     for (int i = 0; i < 9; ++i) c = c * 3 + x[i];
@@ -298,6 +321,9 @@ TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
   k = small_knobs();
   k["width"] = "12";
   refused(k, "--width");
+  k = small_knobs();
+  k["philox-rounds"] = "8";
+  refused(k, "--philox-rounds", "7 or 10");
   EXPECT_THROW(make_poisson_ising_tables(std::nan(""), 4), InputError);
   EXPECT_THROW(poisson_ising_cpmf({0}, 0.0, 0.8), InputError);
 }

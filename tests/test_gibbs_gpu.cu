@@ -124,6 +124,26 @@ TEST(GibbsGpu, ImageMapGivesTheCpuBitsOnEveryCounterRngKernel) {
   }
 }
 
+TEST(GibbsGpu, SevenRoundPhiloxGivesTheCpuBitsOnEveryCounterRngKernel) {
+  // --philox-rounds 7: another stream of uniforms, the same on the CPU and on every kernel.
+  MV_GIBBS_REQUIRE_GPU();
+  for (const char* lambda : {"2.5", "0.9"}) {
+    ParamValues k = knobs("136", "27");
+    k["lambda"] = lambda;
+    k["philox-rounds"] = "7";
+    const std::vector<uint8_t> want = cpu_state(k, 13);
+    ParamValues k10 = k;
+    k10["philox-rounds"] = "10";
+    EXPECT_NE(cpu_state(k10, 13), want) << "7 rounds must give another chain";
+    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string("7 rounds λ ") + lambda);
+    GibbsRun d(k, true);
+    d.set_strategy("gibbs-deep");
+    d.run_sweeps(13);
+    EXPECT_EQ(d.state(), want) << "gibbs-deep, 7 rounds, λ " << lambda;
+  }
+}
+
 TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
   // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.01 % of the draws fall back
   // to the full draw there, some hundreds per half-sweep, so both of gibbs-window's paths run.

@@ -52,7 +52,7 @@ class GibbsParams : public Params {
 
 bool model_differs(const GibbsSettings& a, const GibbsSettings& b) {
   return a.width != b.width || a.height != b.height || a.gamma != b.gamma || a.lambda != b.lambda ||
-         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed ||
+         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed || a.philox_rounds != b.philox_rounds ||
          a.lambda_image != b.lambda_image || a.volume != b.volume || a.slice_axis != b.slice_axis || a.slice != b.slice;
 }
 
@@ -118,6 +118,11 @@ const ParamTable<GibbsSettings>& gibbs_params() {
                         "lambda-map=volume"),
              &S::slice)
         .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
+        .add(make_param("philox-rounds", ParamKind::Int, 7, 10,
+                        "Philox4x32 rounds of the uniforms: 10, or 7, the fewest that pass BigCrush (another "
+                        "stream: restarts the chain)",
+                        "Salmon et al. 2011, Table 2", "", kParamAdvanced),
+             &S::philox_rounds)
         .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
                         "poisson-ising-gibbs-cupy, Shared memory"),
              &S::block_width)
@@ -149,6 +154,8 @@ int gibbs_doc_padding(int block_width) { return block_width == 8 ? 6 : block_wid
 
 void GibbsSettings::validate() const {
   gibbs_params().check(*this);
+  if (philox_rounds != 7 && philox_rounds != 10)
+    throw InputError("", "--philox-rounds", "must be 7 or 10, got " + std::to_string(philox_rounds));
   if (width % 8 != 0)
     throw InputError("", "--width", "must be a multiple of 8 in [8, 8192], got " + std::to_string(width));
   if (block_width * block_height > 1024)
@@ -228,8 +235,8 @@ void GibbsRun::set_strategy(const std::string& name) {
 }
 
 bool GibbsRun::restarts(const std::string& name) const {
-  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed", "lambda-image", "volume",
-                        "slice-axis", "slice"})
+  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed", "philox-rounds",
+                        "lambda-image", "volume", "slice-axis", "slice"})
     if (name == n) return true;
   return false;
 }
@@ -255,6 +262,7 @@ void GibbsRun::start_or_keep() {
     s_.lambda_map = started_.lambda_map;
     s_.decay_width = started_.decay_width;
     s_.seed = started_.seed;
+    s_.philox_rounds = started_.philox_rounds;
     s_.lambda_image = started_.lambda_image;
     s_.volume = started_.volume;
     s_.slice_axis = started_.slice_axis;
@@ -275,6 +283,7 @@ PoissonIsingRule<kPoissonIsingMaxTerms, Site> GibbsRun::host_rule() const {
   r.stride = static_cast<int>(tables_.s_stride());
   r.width = s_.width;
   r.gamma = static_cast<float>(tables_.gamma);
+  r.rng_rounds = s_.philox_rounds;
   return r;
 }
 
@@ -310,7 +319,9 @@ void GibbsRun::start() {
     d.sum.resize(n);
     d.sum.zero();
     const dim3 block(32, 8), grid((s_.width + 31) / 32, (s_.height + 7) / 8);
-    lattice_initial_kernel<<<grid, block>>>(d.rule<kPoissonIsingMaxTerms>(tables_, s_.width), d.x.data(), s_.width,
+    auto init_rule = d.rule<kPoissonIsingMaxTerms>(tables_, s_.width);
+    init_rule.rng_rounds = s_.philox_rounds;
+    lattice_initial_kernel<<<grid, block>>>(init_rule, d.x.data(), s_.width,
                                             s_.height, static_cast<uint32_t>(s_.seed));
     MV_CUDA_CHECK_LAUNCH();
     MV_CUDA_CHECK(cudaDeviceSynchronize());
@@ -378,7 +389,8 @@ template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
   using Rule = PoissonIsingRule<NX, Site>;
-  const Rule rule = d.rule<NX, Site>(tables_, s_.width);
+  Rule rule = d.rule<NX, Site>(tables_, s_.width);
+  rule.rng_rounds = s_.philox_rounds;
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
   if (strategy_ == kGroups) {
@@ -392,8 +404,9 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   } else if (strategy_ == kPersistent) {
     launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kWindow) {
-    launch_persistent(d.rule<NX, Site, true>(tables_, s_.width), d.x.data(), W, H, seed, first, n, s_.block_width,
-                      s_.block_height);
+    auto wrule = d.rule<NX, Site, true>(tables_, s_.width);
+    wrule.rng_rounds = s_.philox_rounds;
+    launch_persistent(wrule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {
@@ -429,7 +442,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
     const dim3 ub(256), ug(((W + 1) / 2 + 255) / 256, H);
     for (uint32_t s = first; s != first + n; ++s)
       for (int c = 0; c < 2; ++c) {
-        blog_fill_uniforms_kernel<<<ug, ub>>>(d.u.data(), W, H, seed, s, c);
+        blog_fill_uniforms_kernel<<<ug, ub>>>(d.u.data(), W, H, seed, s, c, s_.philox_rounds);
         MV_CUDA_CHECK_LAUNCH();
         blog_sample_kernel<<<grid, block, smem>>>(rule, d.padded.data(), d.u.data(), d.img.data(), W, H, c, pad);
         MV_CUDA_CHECK_LAUNCH();

@@ -42,6 +42,9 @@ struct GibbsSettings {
   int slice_axis = 2;               ///< volume map: the index axis across the slice (0 x, 1 y, 2 z: axial)
   int slice = -1;                   ///< volume map: the slice index (−1: the middle)
   int seed = 1;
+  /// Philox rounds of the chain's uniforms: 10 (Salmon et al.'s default) or 7 (their fewest that pass
+  /// BigCrush, base/philox.h). Another stream of random numbers: another chain, on every strategy alike.
+  int philox_rounds = 10;
   /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
   /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
   int block_width = 32, block_height = 32;

@@ -250,6 +250,7 @@ struct PoissonIsingRule {
   int stride = 0;                  ///< PoissonIsingTables::s_stride()
   int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
+  int rng_rounds = 10;             ///< Philox rounds of the sweeps' uniforms, 7 or 10 (base/philox.h)
 
   MV_HD MV_INLINE float lambda(int r, int c) const {
     if constexpr (Site) return lam_site[static_cast<size_t>(r) * width + c];

@@ -46,7 +46,7 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
                                                       uint32_t seed, uint32_t sweep, int colour) {
   const int p = (r + colour) & 1;
   const uint32_t g = (static_cast<uint32_t>(r) * lattice_pairs_per_row(width) + (c0 >> 1)) >> 2;
-  const Philox4x32 rnd = philox4x32_10(g, sweep, static_cast<uint32_t>(colour), 0u, seed, kLatticeKeyHi);
+  const Philox4x32 rnd = philox4x32(g, sweep, static_cast<uint32_t>(colour), 0u, seed, kLatticeKeyHi, rule.rng_rounds);
   const uint64_t m64 = (static_cast<uint64_t>(mid.y) << 32) | mid.x;
   const uint64_t u64 = (static_cast<uint64_t>(up.y) << 32) | up.x;
   const uint64_t d64 = (static_cast<uint64_t>(down.y) << 32) | down.x;
@@ -133,7 +133,7 @@ __global__ void lattice_initial_kernel(Rule rule, uint8_t* x, int width, int hei
   const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r >= height || c >= width) return;
   x[static_cast<size_t>(r) * width + c] =
-      static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+      static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep, rule.rng_rounds)));
 }
 
 /// Shape of a deep_tile launch: interior tw × th sites (multiples of 8 wide), n sweeps per launch.
@@ -208,15 +208,15 @@ __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint
 // ---- the document's method ----
 
 /// Fills u[(row · ⌈W/2⌉ + pair)] with the uniform of the colour-`colour` site of each pixel pair: the
-/// document's per-iteration buffer of random numbers (here from Philox, keyed as above).
+/// document's per-iteration buffer of random numbers (here from Philox4x32-`rounds`, keyed as above).
 template <int = 0>
 __global__ void blog_fill_uniforms_kernel(float* u, int width, int height, uint32_t seed, uint32_t sweep,
-                                                 int colour) {
+                                                 int colour, int rounds) {
   const int pairs = (width + 1) / 2;
   const int pr = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   if (pr >= pairs || r >= height) return;
   const int c = 2 * pr + ((r + colour) & 1);
-  u[static_cast<size_t>(r) * pairs + pr] = c < width ? lattice_uniform(seed, width, r, c, sweep) : 0.f;
+  u[static_cast<size_t>(r) * pairs + pr] = c < width ? lattice_uniform(seed, width, r, c, sweep, rounds) : 0.f;
 }
 
 /// The symmetric padding (numpy's pad "symmetric", width 1) of the int32 image into padded

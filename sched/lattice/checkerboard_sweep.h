@@ -7,12 +7,13 @@
 // A Rule provides (MV_HD):
 //   int draw(int row, int col, int S, int k, float u) const;  // new value given k real neighbours summing to S
 //   int initial(int row, int col, float u) const;             // the starting value
+//   int rng_rounds;                                           // Philox rounds, 7 or 10 (base/philox.h)
 // and, for the kernels of sched/lattice/checkerboard_sweep.cuh, the same draw for the four sites
 // c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8):
 //   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const; States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
 //
-// The random numbers are counter-based (Philox4x32-10, base/philox.h), keyed by (seed, site, sweep,
+// The random numbers are counter-based (Philox4x32-R, R = the rule's rng_rounds, base/philox.h), keyed by (seed, site, sweep,
 // colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh that uses
 // them compute identical bits. Colour of (row, col) = (row + col) mod 2; half-sweep c of sweep s updates
 // colour c, c = 0 first. Sites of one colour are numbered by pairs: q = row · P + col / 2 with
@@ -39,10 +40,11 @@ inline constexpr uint32_t kLatticeKeyHi = 0x50495347u;  // second key word ("PIS
 /// Pairs per row in the random-number numbering (a multiple of 4).
 MV_HD MV_INLINE uint32_t lattice_pairs_per_row(uint32_t width) { return 4u * ((width + 7u) / 8u); }
 
-/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2).
-MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep) {
+/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`.
+MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
+                                      int rounds) {
   const uint32_t q = row * lattice_pairs_per_row(width) + (col >> 1);
-  const Philox4x32 r = philox4x32_10(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi);
+  const Philox4x32 r = philox4x32(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi, rounds);
   return uniform_from_bits(r.v[q & 3u]);
 }
 
@@ -64,7 +66,7 @@ void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, ui
     for (int r = rows.begin(); r != rows.end(); ++r)
       for (int c = 0; c < width; ++c) {
         x[static_cast<size_t>(r) * width + c] =
-            static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+            static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep, rule.rng_rounds)));
       }
   });
 }
@@ -82,7 +84,7 @@ void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height
             int k, S;
             lattice_neighbours(x, width, height, r, c, k, S);
             x[static_cast<size_t>(r) * width + c] =
-                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s)));
+                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s, rule.rng_rounds)));
           }
       });
 }
