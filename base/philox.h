@@ -65,6 +65,24 @@ MV_HD MV_INLINE Philox4x32 philox4x32(uint32_t c0, uint32_t c1, uint32_t c2, uin
   return {{c0, c1, c2, c3}};
 }
 
+/// philox4x32(…, rounds) with the first key word's round keys given: k0[r] = k0 + r · 0x9E3779B9 for
+/// r = 0 … rounds − 1. A kernel that takes them as an argument reads them from its parameter bank instead
+/// of adding them per block.
+MV_HD MV_INLINE Philox4x32 philox4x32_round_keys(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, const uint32_t* k0,
+                                                 uint32_t k1, int rounds) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < 7; ++r) philox4x32_round(c0, c1, c2, c3, k0[r], k1 + r * kPhiloxW1);
+  if (rounds > 7) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int r = 7; r < 10; ++r) philox4x32_round(c0, c1, c2, c3, k0[r], k1 + r * kPhiloxW1);
+  }
+  return {{c0, c1, c2, c3}};
+}
+
 /// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: k · 2^-24).
 MV_HD MV_INLINE float uniform_from_bits(uint32_t bits) {
   return static_cast<float>(bits >> 8) * (1.f / 16777216.f);

@@ -171,6 +171,42 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
   }
 }
 
+TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4) against lattice_neighbours and
+  // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
+  for (uint32_t i = 0; i < 2000; ++i) {
+    const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
+    const uint32_t m0 = a.v[0] & 0x3F3F3F3Fu, m1 = a.v[1] & 0x3F3F3F3Fu, u0 = a.v[2] & 0x3F3F3F3Fu,
+                   u1 = a.v[3] & 0x3F3F3F3Fu, d0 = b.v[0] & 0x3F3F3F3Fu, d1 = b.v[1] & 0x3F3F3F3Fu;
+    const uint32_t left = b.v[2] & 0x3Fu, right = (b.v[2] >> 8) & 0x3Fu;
+    // A 3 × 10 lattice: columns 0 and 9 hold left and right, rows 0 and 2 the rows above and below.
+    std::vector<uint8_t> x(30, 0);
+    const uint32_t w[6] = {u0, u1, m0, m1, d0, d1};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 8; ++c) x[r * 10 + 1 + c] = static_cast<uint8_t>(w[2 * r + c / 4] >> (8 * (c % 4)));
+    x[10] = static_cast<uint8_t>(left);
+    x[19] = static_cast<uint8_t>(right);
+    uint32_t s0, s1;
+    lattice_sums8(m0, m1, u0, u1, d0, d1, left, right, s0, s1);
+    for (int c = 0; c < 8; ++c) {
+      int k, S;
+      lattice_neighbours(x.data(), 10, 3, 1, 1 + c, k, S);
+      EXPECT_EQ(static_cast<int>(((c < 4 ? s0 : s1) >> (8 * (c % 4))) & 0xFFu), S) << i << " column " << c;
+    }
+    for (int p = 0; p < 2; ++p) {
+      const int v[4] = {static_cast<int>(b.v[3] & 0xFF), static_cast<int>((b.v[3] >> 8) & 0xFF),
+                        static_cast<int>((b.v[3] >> 16) & 0xFF), static_cast<int>(b.v[3] >> 24)};
+      uint32_t o0 = m0, o1 = m1;
+      lattice_merge4(o0, o1, p, v);
+      for (int c = 0; c < 8; ++c) {
+        const int got = static_cast<int>(((c < 4 ? o0 : o1) >> (8 * (c % 4))) & 0xFFu);
+        const int want = c % 2 == p ? v[c / 2] : x[11 + c];
+        EXPECT_EQ(got, want) << i << " p " << p << " column " << c;
+      }
+    }
+  }
+}
+
 TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
   // A border site with three real neighbours: its law equals the full definition with the padded fourth
   // neighbour equal to the site itself, whose (x − x)² is zero, and the sampler's k = 3 row draws it.

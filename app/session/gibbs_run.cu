@@ -372,8 +372,9 @@ void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed
   const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
   uint8_t* xp = x;
   int w = W, h = H, sweeps = 0;
-  uint32_t sd = seed, s0 = 0;
-  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
+  LatticeKeys keys = lattice_keys(seed);
+  uint32_t s0 = 0;
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps};
   for (uint32_t done = 0; done < n;) {
     sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
     s0 = first + done;
@@ -398,7 +399,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
     const dim3 grid((W / 8 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
     for (uint32_t s = first; s != first + n; ++s)
       for (int c = 0; c < 2; ++c) {
-        sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, seed, s, c);
+        sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, lattice_keys(seed), s, c);
         MV_CUDA_CHECK_LAUNCH();
       }
   } else if (strategy_ == kPersistent) {
@@ -419,7 +420,8 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
                             ? static_cast<int>(tables_.weights.size())
                             : 0;
       const size_t smem = tile + sizeof(float) * table;
-      deep_tile_kernel<<<grid, threads, smem>>>(rule, d.x.data(), d.x2.data(), W, H, seed, first + done, shape, table);
+      deep_tile_kernel<<<grid, threads, smem>>>(rule, d.x.data(), d.x2.data(), W, H, lattice_keys(seed), first + done, shape,
+                                                table);
       MV_CUDA_CHECK_LAUNCH();
       std::swap(d.x, d.x2);
       done += static_cast<uint32_t>(shape.sweeps);

@@ -37,6 +37,16 @@ namespace mv {
 inline constexpr uint32_t kLatticeInitialSweep = 0xFFFFFFFFu;
 inline constexpr uint32_t kLatticeKeyHi = 0x50495347u;  // second key word ("PISG")
 
+/// The seed's Philox round keys (philox4x32_round_keys): the kernels take them by value, as an argument.
+struct LatticeKeys {
+  uint32_t k0[10];
+};
+inline LatticeKeys lattice_keys(uint32_t seed) {
+  LatticeKeys k;
+  for (uint32_t r = 0; r < 10; ++r) k.k0[r] = seed + r * kPhiloxW0;
+  return k;
+}
+
 /// Pairs per row in the random-number numbering (a multiple of 4).
 MV_HD MV_INLINE uint32_t lattice_pairs_per_row(uint32_t width) { return 4u * ((width + 7u) / 8u); }
 
@@ -57,6 +67,27 @@ MV_HD MV_INLINE void lattice_neighbours(const uint8_t* x, int width, int height,
   if (col + 1 < width) { S += x[i + 1]; ++k; }
   if (row > 0) { S += x[i - width]; ++k; }
   if (row + 1 < height) { S += x[i + width]; ++k; }
+}
+
+/// The neighbour sums of the 8 columns c0 … c0+7 of one row, byte-wise in two 32-bit words: byte b of
+/// (s0, s1) = up + down + left + right of column c0 + b. (m0, m1), (u0, u1), (d0, d1): the row's own, upper
+/// and lower 8 bytes (little-endian: byte 0 is column c0; zero beyond the lattice); `left`, `right`: the
+/// bytes at c0 − 1 and c0 + 8. Each sum is below 256 (4 · largest state < 256), so no byte carries into
+/// the next and the halves need no carry between them.
+MV_HD MV_INLINE void lattice_sums8(uint32_t m0, uint32_t m1, uint32_t u0, uint32_t u1, uint32_t d0, uint32_t d1,
+                                   uint32_t left, uint32_t right, uint32_t& s0, uint32_t& s1) {
+  const uint32_t l0 = (m0 << 8) | left, l1 = (m1 << 8) | (m0 >> 24);   // the left neighbours' bytes
+  const uint32_t r0 = (m0 >> 8) | (m1 << 24), r1 = (m1 >> 8) | (right << 24);  // the right neighbours'
+  s0 = u0 + d0 + l0 + r0;
+  s1 = u1 + d1 + l1 + r1;
+}
+
+/// The row's 8 bytes (m0, m1) with the four sites of parity p (bytes p, p+2, p+4, p+6) replaced by v[0 … 3]
+/// (each < 256).
+MV_HD MV_INLINE void lattice_merge4(uint32_t& m0, uint32_t& m1, int p, const int* v) {
+  const uint32_t sh = 8u * static_cast<uint32_t>(p), keep = ~(0x00FF00FFu << sh);
+  m0 = (m0 & keep) | ((static_cast<uint32_t>(v[0]) | static_cast<uint32_t>(v[1]) << 16) << sh);
+  m1 = (m1 & keep) | ((static_cast<uint32_t>(v[2]) | static_cast<uint32_t>(v[3]) << 16) << sh);
 }
 
 /// The initial state on the CPU (TBB over rows).
