@@ -4,7 +4,9 @@
 // λ maps from an image file or a volume slice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <vector>
@@ -205,6 +207,40 @@ TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
       }
     }
   }
+}
+
+TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
+  // The benchmark's model (λ 0.9 Gaussian, σ = 0.25 · min(W, H), γ 0.8) on 256², after 200 sweeps of the
+  // CPU reference: the share of sites whose window draw does not decide, over both colours, and the share
+  // of 32-group warps (128 sites of one colour in one row, as gibbs-window's threads take them) in which
+  // at least one site falls back to the full draw.
+  GibbsRun run({{"width", "256"}, {"height", "256"}, {"thinning", "1000"}}, false);
+  run.run_sweeps(200);
+  const std::vector<uint8_t> x = run.state();
+  const int W = 256, H = 256;
+  const LambdaField f = make_lambda_map(LambdaMap::Gaussian, 0.9, 0.25, W, H);
+  const PoissonIsingTables t = make_poisson_ising_tables(0.8, *std::max_element(f.xmax.begin(), f.xmax.end()));
+  long sites = 0, undecided = 0, warps = 0, slow_warps = 0;
+  for (int colour = 0; colour < 2; ++colour)
+    for (int r = 0; r < H; ++r)
+      for (int c0 = 0; c0 < W; c0 += 256) {
+        bool slow = false;
+        for (int c = c0 + ((r + colour) & 1); c < c0 + 256; c += 2) {
+          int k, S;
+          lattice_neighbours(x.data(), W, H, r, c, k, S);
+          const int xm = f.xmax[static_cast<size_t>(r) * W + c];
+          const float u = lattice_uniform(1, W, r, c, 200, 10);
+          const int got = poisson_ising_draw_window(t.window(xm, k, S), f.at(r, c), u);
+          ++sites;
+          if (got < 0) ++undecided, slow = true;
+        }
+        ++warps;
+        slow_warps += slow ? 1 : 0;
+      }
+  std::printf("window draw at the benchmark's model: %.4f %% of sites undecided, %.2f %% of warps fall back\n",
+              100.0 * undecided / sites, 100.0 * slow_warps / warps);
+  EXPECT_LT(undecided, sites / 1000);
+  EXPECT_LT(slow_warps, warps / 10);
 }
 
 TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
