@@ -145,8 +145,8 @@ TEST(GibbsGpu, SevenRoundPhiloxGivesTheCpuBitsOnEveryCounterRngKernel) {
 }
 
 TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
-  // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.01 % of the draws fall back
-  // to the full draw there, some hundreds per half-sweep, so both of gibbs-window's paths run.
+  // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.02 % of the draws fall back
+  // to the full draw there, hundreds per half-sweep, so both of gibbs-window's paths run.
   MV_GIBBS_REQUIRE_GPU();
   GibbsRun p({}, true), v({}, true);
   v.set_strategy("gibbs-window");
