@@ -97,23 +97,23 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 }
 
 /// Slack of the window draw's bounds, in units of the window's mass: covers the rounding of both the full
-/// draw (at most about 50 · 2⁻²⁴ of Z for x_max ≤ 36 terms) and the window draw's own (a few 2⁻²⁴), 10× over.
+/// draw (at most about 80 · 2⁻²⁴ of Z for x_max ≤ 36) and the window draw's own (a few 2⁻²⁴), 6× over.
 inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// `win` = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ in A's six
-/// low mantissa bits), `lambda`
-/// the site's λ (the same float as the full draw's), `u` its uniform. The weights relative to λ^x₀ are
-/// W = g'(x₀) + λ g'(x₀+1) for the window x₀, x₀+1, and the tails L = Σ_{y<x₀} λ^(y−x₀) g'(y) below and
-/// H = Σ_{y>x₀+1} λ^(y−x₀) g'(y) above; the table's A ≥ L / W and B ≥ H / W over every λ with this x_max, plus
-/// the slack. The full draw's cumulative sums are then, relative to u·Z, c(x₀−1) − uZ ∈ [−uW, −(u − A)W],
-/// c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and c(x₀+1) − uZ ≥ (1 − u − B)W, so the full draw
-/// returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W, and x₀ where g'(x₀) − uW > BW, uW > AW and
-/// uW + BW < W; otherwise this returns −1 (u within the tails' mass of a boundary, or a row marked zero:
-/// W = 0). Same bits on the CPU and the GPU (every operation rounded once). Cost: one 16-byte load, one
-/// fused multiply-add, 3 multiplies, 2 adds and 4 compares, no branch, against the full draw's x_max + 1 fused multiply-adds, as many
-/// multiplies and its count. The tails are small where the CPMF is peaked: for γ = 0.8 and four
-/// neighbours the weights fall by e^(−3.2) or faster away from the two largest.
+/// `win` = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ in A's
+/// six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
+/// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
+/// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
+/// B ≥ H / W over every λ with this x_max, plus the slack. With Z = L + W + H, the full draw's cumulative
+/// sums satisfy c(x₀−1) − uZ ≤ −(u − A)W, c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and
+/// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
+/// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
+/// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
+/// rounded once). Cost: one 16-byte load, one fused multiply-add, 3 multiplies, 2 adds and 5 compares, no
+/// branch; the full draw takes x_max + 1 fused multiply-adds, as many multiplies and its count. The tails
+/// are small where the CPMF is peaked: for γ = 0.8 and four neighbours the weights fall by e^(−3.2) or
+/// faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float u) {
 #if defined(__CUDA_ARCH__)
   const float4 v = *reinterpret_cast<const float4*>(win);
