@@ -4,7 +4,9 @@
 // λ maps from an image file or a volume slice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <vector>
@@ -42,6 +44,24 @@ TEST(Gibbs, PhiloxMatchesTheKnownAnswers) {
   EXPECT_EQ(c.v[1], 0x94fdccebu);
   EXPECT_EQ(c.v[2], 0x5001e420u);
   EXPECT_EQ(c.v[3], 0x24126ea1u);
+}
+
+TEST(Gibbs, PhiloxRoundsSevenAndTenAreTheRoundFunctionRepeated) {
+  // philox4x32(…, 10) is Philox4x32-10 (the known answers above); philox4x32(…, 7) is the same round
+  // function with the same key schedule stopped after 7 rounds.
+  for (uint32_t i = 0; i < 1000; ++i) {
+    const uint32_t c0 = i * 2654435761u, c1 = i ^ 0x5bd1e995u, c2 = i * 7u, c3 = ~i, k0 = i * 40503u, k1 = 0x50495347u;
+    const Philox4x32 ten = philox4x32(c0, c1, c2, c3, k0, k1, 10), want10 = philox4x32_10(c0, c1, c2, c3, k0, k1);
+    uint32_t d0 = c0, d1 = c1, d2 = c2, d3 = c3;
+    for (uint32_t r = 0; r < 7; ++r) philox4x32_round(d0, d1, d2, d3, k0 + r * 0x9E3779B9u, k1 + r * 0xBB67AE85u);
+    const Philox4x32 seven = philox4x32(c0, c1, c2, c3, k0, k1, 7);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(ten.v[j], want10.v[j]) << i;
+    EXPECT_EQ(seven.v[0], d0);
+    EXPECT_EQ(seven.v[1], d1);
+    EXPECT_EQ(seven.v[2], d2);
+    EXPECT_EQ(seven.v[3], d3);
+    EXPECT_NE(seven.v[0], ten.v[0]);
+  }
 }
 
 TEST(Gibbs, CpmfMatchesTheDocumentsWorkedExample) {
@@ -105,6 +125,124 @@ TEST(Gibbs, UnrolledDrawGivesTheGenericDrawsBits) {
   }
 }
 
+TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
+  // gibbs-window's two-weight draw returns the full draw's answer or −1, never another value: random rows,
+  // λ anywhere in the row's x_max range (the table's bounds hold there), and u at and a few floats around
+  // every boundary c(x)/Z of the full draw, where the window's bounds are tightest. At the benchmark's γ it
+  // decides most sites.
+  for (auto [gamma, X] : {std::pair{0.8, 6}, std::pair{0.8, 11}, std::pair{0.0, 7}, std::pair{5.0, 6}, std::pair{0.1, 20}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
+    ASSERT_EQ(t.windows.size(), (static_cast<size_t>(X) + 1) * 5 * (4 * X + 1) * 4);
+    int decided = 0, tried = 0;
+    for (int i = 0; i < 4000; ++i) {
+      const Philox4x32 r = philox4x32_10(i, 1, 0, 0, 77, 0);
+      const int xm = 1 + static_cast<int>(r.v[0] % X), k = 2 + static_cast<int>(r.v[1] % 3);
+      const int S = static_cast<int>(r.v[2] % (k * xm + 1));
+      // λ + 5√λ uniform in (xm − 1, xm].
+      const double v = xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
+      const float lambda = static_cast<float>(root * root);
+      if (lambda <= 0.f || std::max(1, poisson_ising_xmax(lambda)) != xm) continue;
+      const float* row = t.row(xm, k, S);
+      float c[64], p = 1.f, z = 0.f;
+      for (int x = 0; x <= xm; ++x) {
+        z = fma_rn(p, row[x], z);
+        c[x] = z;
+        p = mul_rn(p, lambda);
+      }
+      std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[3] * 2654435761u)};
+      for (int x = 0; x < xm && z > 0.f; ++x) {
+        float b = c[x] / z;
+        for (int s = 0; s < 3; ++s) b = std::nextafter(b, 0.f);
+        for (int s = 0; s < 7; ++s, b = std::nextafter(b, 1.f))
+          if (b >= 0.f && b < 1.f) us.push_back(b);
+      }
+      for (size_t n = 0; n < us.size(); ++n) {
+        const float u = us[n];
+        const int want = poisson_ising_draw<kPoissonIsingMaxTerms>(row, lambda, xm, u);
+        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, u);
+        if (n == 2) {  // the random u
+          ++tried;
+          if (got >= 0) ++decided;
+        }
+        EXPECT_TRUE(got == -1 || got == want) << "γ " << gamma << " xm " << xm << " k " << k << " S " << S << " λ "
+                                              << lambda << " u " << u << ": window " << got << ", full " << want;
+      }
+    }
+    // Rows and neighbour sums drawn uniformly, not as the chain visits them (there it decides 99.99 %).
+    if (gamma == 0.8 && X == 6) EXPECT_GT(decided, tried * 9 / 10) << "the window decides too few draws at γ 0.8";
+  }
+}
+
+TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4) against lattice_neighbours and
+  // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
+  for (uint32_t i = 0; i < 2000; ++i) {
+    const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
+    const uint32_t m0 = a.v[0] & 0x3F3F3F3Fu, m1 = a.v[1] & 0x3F3F3F3Fu, u0 = a.v[2] & 0x3F3F3F3Fu,
+                   u1 = a.v[3] & 0x3F3F3F3Fu, d0 = b.v[0] & 0x3F3F3F3Fu, d1 = b.v[1] & 0x3F3F3F3Fu;
+    const uint32_t left = b.v[2] & 0x3Fu, right = (b.v[2] >> 8) & 0x3Fu;
+    // A 3 × 10 lattice: columns 0 and 9 hold left and right, rows 0 and 2 the rows above and below.
+    std::vector<uint8_t> x(30, 0);
+    const uint32_t w[6] = {u0, u1, m0, m1, d0, d1};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 8; ++c) x[r * 10 + 1 + c] = static_cast<uint8_t>(w[2 * r + c / 4] >> (8 * (c % 4)));
+    x[10] = static_cast<uint8_t>(left);
+    x[19] = static_cast<uint8_t>(right);
+    uint32_t s0, s1;
+    lattice_sums8(m0, m1, u0, u1, d0, d1, left, right, s0, s1);
+    for (int c = 0; c < 8; ++c) {
+      int k, S;
+      lattice_neighbours(x.data(), 10, 3, 1, 1 + c, k, S);
+      EXPECT_EQ(static_cast<int>(((c < 4 ? s0 : s1) >> (8 * (c % 4))) & 0xFFu), S) << i << " column " << c;
+    }
+    for (int p = 0; p < 2; ++p) {
+      const int v[4] = {static_cast<int>(b.v[3] & 0xFF), static_cast<int>((b.v[3] >> 8) & 0xFF),
+                        static_cast<int>((b.v[3] >> 16) & 0xFF), static_cast<int>(b.v[3] >> 24)};
+      uint32_t o0 = m0, o1 = m1;
+      lattice_merge4(o0, o1, p, v);
+      for (int c = 0; c < 8; ++c) {
+        const int got = static_cast<int>(((c < 4 ? o0 : o1) >> (8 * (c % 4))) & 0xFFu);
+        const int want = c % 2 == p ? v[c / 2] : x[11 + c];
+        EXPECT_EQ(got, want) << i << " p " << p << " column " << c;
+      }
+    }
+  }
+}
+
+TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
+  // The benchmark's model (λ 0.9 Gaussian, σ = 0.25 · min(W, H), γ 0.8) on 256², after 200 sweeps of the
+  // CPU reference: the share of sites whose window draw does not decide, over both colours, and the share
+  // of 32-group warps (128 sites of one colour in one row, as gibbs-window's threads take them) in which
+  // at least one site falls back to the full draw.
+  GibbsRun run({{"width", "256"}, {"height", "256"}, {"thinning", "1000"}}, false);
+  run.run_sweeps(200);
+  const std::vector<uint8_t> x = run.state();
+  const int W = 256, H = 256;
+  const LambdaField f = make_lambda_map(LambdaMap::Gaussian, 0.9, 0.25, W, H);
+  const PoissonIsingTables t = make_poisson_ising_tables(0.8, *std::max_element(f.xmax.begin(), f.xmax.end()));
+  long sites = 0, undecided = 0, warps = 0, slow_warps = 0;
+  for (int colour = 0; colour < 2; ++colour)
+    for (int r = 0; r < H; ++r)
+      for (int c0 = 0; c0 < W; c0 += 256) {
+        bool slow = false;
+        for (int c = c0 + ((r + colour) & 1); c < c0 + 256; c += 2) {
+          int k, S;
+          lattice_neighbours(x.data(), W, H, r, c, k, S);
+          const int xm = f.xmax[static_cast<size_t>(r) * W + c];
+          const float u = lattice_uniform(1, W, r, c, 200, 10);
+          const int got = poisson_ising_draw_window(t.window(xm, k, S), f.at(r, c), u);
+          ++sites;
+          if (got < 0) ++undecided, slow = true;
+        }
+        ++warps;
+        slow_warps += slow ? 1 : 0;
+      }
+  std::printf("window draw at the benchmark's model: %.4f %% of sites undecided, %.2f %% of warps fall back\n",
+              100.0 * undecided / sites, 100.0 * slow_warps / warps);
+  EXPECT_LT(undecided, sites / 1000);
+  EXPECT_LT(slow_warps, warps / 10);
+}
+
 TEST(Gibbs, SymmetricPaddingAddsZeroLossAtTheBorder) {
   // A border site with three real neighbours: its law equals the full definition with the padded fourth
   // neighbour equal to the site itself, whose (x − x)² is zero, and the sampler's k = 3 row draws it.
@@ -133,10 +271,14 @@ double chi2_critical_0001(int df) {
   return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
 }
 
-TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
+class GibbsChi2 : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(PhiloxRounds, GibbsChi2, ::testing::Values(10, 7));
+
+TEST_P(GibbsChi2, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   // 3 × 3 sites, x_max 1 everywhere but 2 at the centre (768 states), λ 1, γ 0.3: the joint law
   // ∝ Π λˣ/x! · exp(−γ Σ_{edges} (xᵢ − xⱼ)²) by enumeration, against the CPU reference's states every
-  // 4th sweep over 200,000 sweeps (seed 7). χ² over cells with ≥ 5 expected, significance 0.001.
+  // 4th sweep over 200,000 sweeps (seed 7), uniforms from Philox4x32-10 and -7. χ² over cells with ≥ 5
+  // expected, significance 0.001.
   const int W = 3, H = 3;
   const float lambda = 1.f;
   const double gamma = 0.3;
@@ -153,6 +295,7 @@ TEST(Gibbs, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   rule.stride = static_cast<int>(t.s_stride());
   rule.width = W;
   rule.gamma = static_cast<float>(gamma);
+  rule.rng_rounds = GetParam();
   auto code = [&](const std::vector<uint8_t>& x) {
     int c = 0;
     for (int i = 0; i < 9; ++i) c = c * 3 + x[i];
@@ -250,6 +393,9 @@ TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
   k = small_knobs();
   k["width"] = "12";
   refused(k, "--width");
+  k = small_knobs();
+  k["philox-rounds"] = "8";
+  refused(k, "--philox-rounds", "7 or 10");
   EXPECT_THROW(make_poisson_ising_tables(std::nan(""), 4), InputError);
   EXPECT_THROW(poisson_ising_cpmf({0}, 0.0, 0.8), InputError);
 }

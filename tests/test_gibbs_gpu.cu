@@ -1,5 +1,5 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups and gibbs-persistent with several block shapes) give the CPU reference's bits; gibbs-blog (its
+// launch shapes, gibbs-groups, gibbs-persistent and gibbs-window with several block shapes) give the CPU reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
 // the CPU's bits too. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -40,7 +40,8 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
-/// gibbs-groups and gibbs-persistent (13 sweeps, the persistent one in two runs) give `want` at block bw × bh.
+/// gibbs-groups, gibbs-persistent and gibbs-window (13 sweeps, the persistent ones in two runs) give `want`
+/// at block bw × bh.
 void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
                                        const std::string& what) {
   GibbsRun g(k, true);
@@ -54,6 +55,12 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
   q.run_sweeps(6);
   q.run_sweeps(7);
   EXPECT_EQ(q.state(), want) << "gibbs-persistent " << what << " block " << bw << "x" << bh;
+  GibbsRun v(k, true);
+  set_block(v, bw, bh);
+  v.set_strategy("gibbs-window");
+  v.run_sweeps(6);
+  v.run_sweeps(7);
+  EXPECT_EQ(v.state(), want) << "gibbs-window " << what << " block " << bw << "x" << bh;
 }
 
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
@@ -117,10 +124,41 @@ TEST(GibbsGpu, ImageMapGivesTheCpuBitsOnEveryCounterRngKernel) {
   }
 }
 
+TEST(GibbsGpu, SevenRoundPhiloxGivesTheCpuBitsOnEveryCounterRngKernel) {
+  // --philox-rounds 7: another stream of uniforms, the same on the CPU and on every kernel.
+  MV_GIBBS_REQUIRE_GPU();
+  for (const char* lambda : {"2.5", "0.9"}) {
+    ParamValues k = knobs("136", "27");
+    k["lambda"] = lambda;
+    k["philox-rounds"] = "7";
+    const std::vector<uint8_t> want = cpu_state(k, 13);
+    ParamValues k10 = k;
+    k10["philox-rounds"] = "10";
+    EXPECT_NE(cpu_state(k10, 13), want) << "7 rounds must give another chain";
+    for (auto [bw, bh] : {std::pair{32, 4}, std::pair{3, 5}})
+      expect_groups_and_persistent_give(k, want, bw, bh, std::string("7 rounds λ ") + lambda);
+    GibbsRun d(k, true);
+    d.set_strategy("gibbs-deep");
+    d.run_sweeps(13);
+    EXPECT_EQ(d.state(), want) << "gibbs-deep, 7 rounds, λ " << lambda;
+  }
+}
+
+TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
+  // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.02 % of the draws fall back
+  // to the full draw there, hundreds per half-sweep, so both of gibbs-window's paths run.
+  MV_GIBBS_REQUIRE_GPU();
+  GibbsRun p({}, true), v({}, true);
+  v.set_strategy("gibbs-window");
+  p.run_sweeps(30);
+  v.run_sweeps(30);
+  EXPECT_EQ(v.state(), p.state());
+}
+
 TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   MV_GIBBS_REQUIRE_GPU();
   const ParamValues k = knobs("64", "32");
-  const std::vector<uint8_t> want = cpu_state(k, 12);
+  const std::vector<uint8_t> want = cpu_state(k, 14);
   GibbsRun g(k, true);
   g.set_strategy("gibbs-deep");
   g.run_sweeps(5);
@@ -130,7 +168,9 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.run_sweeps(2);
   g.set_strategy("gibbs-persistent");
   g.run_sweeps(2);
-  EXPECT_EQ(g.steps(), 12u);
+  g.set_strategy("gibbs-window");
+  g.run_sweeps(2);
+  EXPECT_EQ(g.steps(), 14u);
   EXPECT_EQ(g.state(), want);
 }
 

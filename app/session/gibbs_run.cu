@@ -19,10 +19,10 @@ namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
 
-enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4 };
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5 };
 const std::vector<std::string>& all_strategy_names() {
   static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-blog",
-                                                 "gibbs-cpu"};
+                                                 "gibbs-cpu", "gibbs-window"};
   return names;
 }
 
@@ -52,7 +52,7 @@ class GibbsParams : public Params {
 
 bool model_differs(const GibbsSettings& a, const GibbsSettings& b) {
   return a.width != b.width || a.height != b.height || a.gamma != b.gamma || a.lambda != b.lambda ||
-         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed ||
+         a.lambda_map != b.lambda_map || a.decay_width != b.decay_width || a.seed != b.seed || a.philox_rounds != b.philox_rounds ||
          a.lambda_image != b.lambda_image || a.volume != b.volume || a.slice_axis != b.slice_axis || a.slice != b.slice;
 }
 
@@ -118,6 +118,11 @@ const ParamTable<GibbsSettings>& gibbs_params() {
                         "lambda-map=volume"),
              &S::slice)
         .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
+        .add(make_param("philox-rounds", ParamKind::Int, 7, 10,
+                        "Philox4x32 rounds of the uniforms: 10, or 7, the fewest that pass BigCrush (another "
+                        "stream: restarts the chain)",
+                        "Salmon et al. 2011, Table 2", "", kParamAdvanced),
+             &S::philox_rounds)
         .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
                         "poisson-ising-gibbs-cupy, Shared memory"),
              &S::block_width)
@@ -149,6 +154,8 @@ int gibbs_doc_padding(int block_width) { return block_width == 8 ? 6 : block_wid
 
 void GibbsSettings::validate() const {
   gibbs_params().check(*this);
+  if (philox_rounds != 7 && philox_rounds != 10)
+    throw InputError("", "--philox-rounds", "must be 7 or 10, got " + std::to_string(philox_rounds));
   if (width % 8 != 0)
     throw InputError("", "--width", "must be a multiple of 8 in [8, 8192], got " + std::to_string(width));
   if (block_width * block_height > 1024)
@@ -165,7 +172,7 @@ void GibbsSettings::validate() const {
 // ---- device state ----
 
 struct GibbsRun::Device {
-  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, u;
+  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, windows, u;
   DeviceBuffer<uint8_t> xmax, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
@@ -178,14 +185,15 @@ struct GibbsRun::Device {
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
   }
-  template <int NX, bool Site = false>
-  PoissonIsingRule<NX, Site> rule(const PoissonIsingTables& t, int width) {
-    PoissonIsingRule<NX, Site> r;
+  template <int NX, bool Site = false, bool Window = false>
+  PoissonIsingRule<NX, Site, Window> rule(const PoissonIsingTables& t, int width) {
+    PoissonIsingRule<NX, Site, Window> r;
     r.lam_row = lam_row.data();
     r.lam_col = lam_col.data();
     r.lam_site = lam_site.data();
     r.xmax = xmax.data();
     r.weights = weights.data();
+    r.windows = windows.data();
     r.X = t.X;
     r.stride = static_cast<int>(t.s_stride());
     r.width = width;
@@ -227,8 +235,8 @@ void GibbsRun::set_strategy(const std::string& name) {
 }
 
 bool GibbsRun::restarts(const std::string& name) const {
-  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed", "lambda-image", "volume",
-                        "slice-axis", "slice"})
+  for (const char* n : {"width", "height", "gamma", "lambda", "lambda-map", "decay-width", "seed", "philox-rounds",
+                        "lambda-image", "volume", "slice-axis", "slice"})
     if (name == n) return true;
   return false;
 }
@@ -254,6 +262,7 @@ void GibbsRun::start_or_keep() {
     s_.lambda_map = started_.lambda_map;
     s_.decay_width = started_.decay_width;
     s_.seed = started_.seed;
+    s_.philox_rounds = started_.philox_rounds;
     s_.lambda_image = started_.lambda_image;
     s_.volume = started_.volume;
     s_.slice_axis = started_.slice_axis;
@@ -274,6 +283,7 @@ PoissonIsingRule<kPoissonIsingMaxTerms, Site> GibbsRun::host_rule() const {
   r.stride = static_cast<int>(tables_.s_stride());
   r.width = s_.width;
   r.gamma = static_cast<float>(tables_.gamma);
+  r.rng_rounds = s_.philox_rounds;
   return r;
 }
 
@@ -303,12 +313,15 @@ void GibbsRun::start() {
     d.lam_site.upload(field_.site);
     d.xmax.upload(field_.xmax);
     d.weights.upload(tables_.weights);
+    d.windows.upload(tables_.windows);
     d.x.resize(n);
     d.x2.resize(n);
     d.sum.resize(n);
     d.sum.zero();
     const dim3 block(32, 8), grid((s_.width + 31) / 32, (s_.height + 7) / 8);
-    lattice_initial_kernel<<<grid, block>>>(d.rule<kPoissonIsingMaxTerms>(tables_, s_.width), d.x.data(), s_.width,
+    auto init_rule = d.rule<kPoissonIsingMaxTerms>(tables_, s_.width);
+    init_rule.rng_rounds = s_.philox_rounds;
+    lattice_initial_kernel<<<grid, block>>>(init_rule, d.x.data(), s_.width,
                                             s_.height, static_cast<uint32_t>(s_.seed));
     MV_CUDA_CHECK_LAUNCH();
     MV_CUDA_CHECK(cudaDeviceSynchronize());
@@ -343,11 +356,42 @@ void GibbsRun::sweeps_gpu_site(uint32_t first, uint32_t n) {
   else sweeps_gpu_with<kPoissonIsingMaxTerms, Site>(first, n);
 }
 
+namespace {
+/// `n` sweeps from `first` under sweep_persistent_kernel<Rule>: as many blocks of bw × bh as are resident at
+/// once (at most one group per thread), one launch per 1024 sweeps at most so that a long run stays
+/// interruptible.
+template <class Rule>
+void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
+                       int bh) {
+  const int threads = bw * bh;
+  int per_sm = 0, sms = 0, dev = 0;
+  MV_CUDA_CHECK(cudaGetDevice(&dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
+  const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
+  const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
+  uint8_t* xp = x;
+  int w = W, h = H, sweeps = 0;
+  LatticeKeys keys = lattice_keys(seed);
+  uint32_t s0 = 0;
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps};
+  for (uint32_t done = 0; done < n;) {
+    sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
+    s0 = first + done;
+    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>), dim3(blocks),
+                                              dim3(bw, bh), args, 0, nullptr));
+    MV_CUDA_CHECK_LAUNCH();
+    done += static_cast<uint32_t>(sweeps);
+  }
+}
+}  // namespace
+
 template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
   using Rule = PoissonIsingRule<NX, Site>;
-  const Rule rule = d.rule<NX, Site>(tables_, s_.width);
+  Rule rule = d.rule<NX, Site>(tables_, s_.width);
+  rule.rng_rounds = s_.philox_rounds;
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
   if (strategy_ == kGroups) {
@@ -355,30 +399,15 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
     const dim3 grid((W / 8 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
     for (uint32_t s = first; s != first + n; ++s)
       for (int c = 0; c < 2; ++c) {
-        sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, seed, s, c);
+        sweep_groups_kernel<<<grid, block>>>(rule, d.x.data(), W, H, lattice_keys(seed), s, c);
         MV_CUDA_CHECK_LAUNCH();
       }
   } else if (strategy_ == kPersistent) {
-    const int threads = s_.block_width * s_.block_height;
-    int per_sm = 0, sms = 0, dev = 0;
-    MV_CUDA_CHECK(cudaGetDevice(&dev));
-    MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
-    const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
-    const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
-    uint8_t* xp = d.x.data();
-    int w = W, h = H, sweeps = 0;
-    uint32_t sd = seed, s0 = 0;
-    void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &sd, &s0, &sweeps};
-    // One launch per 1024 sweeps at most, so that a long run stays interruptible.
-    for (uint32_t done = 0; done < n;) {
-      sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
-      s0 = first + done;
-      MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>),
-                                                dim3(blocks), dim3(s_.block_width, s_.block_height), args, 0, nullptr));
-      MV_CUDA_CHECK_LAUNCH();
-      done += static_cast<uint32_t>(sweeps);
-    }
+    launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
+  } else if (strategy_ == kWindow) {
+    auto wrule = d.rule<NX, Site, true>(tables_, s_.width);
+    wrule.rng_rounds = s_.philox_rounds;
+    launch_persistent(wrule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {
@@ -391,7 +420,8 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
                             ? static_cast<int>(tables_.weights.size())
                             : 0;
       const size_t smem = tile + sizeof(float) * table;
-      deep_tile_kernel<<<grid, threads, smem>>>(rule, d.x.data(), d.x2.data(), W, H, seed, first + done, shape, table);
+      deep_tile_kernel<<<grid, threads, smem>>>(rule, d.x.data(), d.x2.data(), W, H, lattice_keys(seed), first + done, shape,
+                                                table);
       MV_CUDA_CHECK_LAUNCH();
       std::swap(d.x, d.x2);
       done += static_cast<uint32_t>(shape.sweeps);
@@ -414,7 +444,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
     const dim3 ub(256), ug(((W + 1) / 2 + 255) / 256, H);
     for (uint32_t s = first; s != first + n; ++s)
       for (int c = 0; c < 2; ++c) {
-        blog_fill_uniforms_kernel<<<ug, ub>>>(d.u.data(), W, H, seed, s, c);
+        blog_fill_uniforms_kernel<<<ug, ub>>>(d.u.data(), W, H, seed, s, c, s_.philox_rounds);
         MV_CUDA_CHECK_LAUNCH();
         blog_sample_kernel<<<grid, block, smem>>>(rule, d.padded.data(), d.u.data(), d.img.data(), W, H, c, pad);
         MV_CUDA_CHECK_LAUNCH();

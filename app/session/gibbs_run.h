@@ -7,10 +7,12 @@
 // "gibbs-groups" (one launch per half-sweep, uint8 in place, Philox in registers), "gibbs-persistent"
 // (gibbs-groups' update in one cooperative launch, a grid barrier per half-sweep), "gibbs-blog" (the
 // document's method: uniforms buffer, int32 image, one thread per pixel pair, shared tile with a
-// one-pixel halo, separately padded copy, weights from their definition) and "gibbs-cpu" (the TBB
-// reference). gibbs-deep, gibbs-groups, gibbs-persistent and gibbs-cpu give identical bits for the same seed; gibbs-blog
-// samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (the fastest on the
-// H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
+// one-pixel halo, separately padded copy, weights from their definition), "gibbs-window" (gibbs-persistent
+// with the window draw first: two weights decide the site unless u falls within the tails' mass of a
+// boundary, render/lattice/poisson_ising.h poisson_ising_draw_window) and "gibbs-cpu" (the TBB
+// reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-cpu give identical bits for the same seed; gibbs-blog
+// samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (gibbs-window, the
+// same chain, is 5 % faster on the H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,6 +42,9 @@ struct GibbsSettings {
   int slice_axis = 2;               ///< volume map: the index axis across the slice (0 x, 1 y, 2 z: axial)
   int slice = -1;                   ///< volume map: the slice index (−1: the middle)
   int seed = 1;
+  /// Philox rounds of the chain's uniforms: 10 (Salmon et al.'s default) or 7 (their fewest that pass
+  /// BigCrush, base/philox.h). Another stream of random numbers: another chain, on every strategy alike.
+  int philox_rounds = 10;
   /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
   /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
   int block_width = 32, block_height = 32;

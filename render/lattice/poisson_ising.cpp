@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "base/errors.h"
 
@@ -16,6 +17,63 @@ void check_gamma(double gamma) {
 void check_lambda(double lambda) {
   if (!(lambda > 0.0) || !(lambda <= kPoissonIsingMaxLambda))
     throw InputError("", "--lambda", "must be a number in (0, 16], got " + std::to_string(lambda));
+}
+
+/// The λ whose λ + 5√λ = v (v ≥ 0).
+double lambda_at(double v) {
+  const double r = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
+  return r * r;
+}
+
+/// The smallest float ≥ v (v ≥ 0, finite).
+float float_up(double v) {
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) < v) f = std::nextafter(f, 2.f * f + 1.f);
+  return f;
+}
+
+/// PoissonIsingTables::windows from the weights (their float values taken as exact).
+void build_windows(PoissonIsingTables& t) {
+  const int X = t.X;
+  t.windows.assign((static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1) * 4, 0.f);
+  for (int xm = 1; xm <= X; ++xm) {
+    // λ with this x_max, widened by 10⁻⁶ against the rounding of lambda_at: A falls with λ and B rises
+    // (A = L / W and B = H / W are sums of λ^(y−x₀) / (g'(x₀) + λ g'(x₀+1)) with y < x₀ and y ≥ x₀ + 2), so
+    // their largest values over the range are at its ends.
+    const double lmin = xm == 1 ? 0.0 : lambda_at(xm - 1) * (1.0 - 1e-6), lmax = lambda_at(xm) * (1.0 + 1e-6);
+    for (int k = 0; k <= 4; ++k)
+      for (int S = 0; S <= 4 * X; ++S) {
+        const float* g = t.row(xm, k, S);
+        int best = -1;
+        double best_a = 0.0, best_b = 0.0;
+        for (int x0 = 0; x0 < xm; ++x0) {
+          if (x0 > 0 && lmin == 0.0) break;  // L / W unbounded as λ → 0
+          const double wmin = g[x0] + lmin * g[x0 + 1], wmax = g[x0] + lmax * g[x0 + 1];
+          if (!(std::pow(lmin, x0) * wmin >= std::ldexp(1.0, -80))) continue;
+          double L = 0.0, H = 0.0;
+          for (int y = 0; y < x0; ++y) L += std::pow(lmin, y - x0) * g[y];
+          for (int y = x0 + 2; y <= xm; ++y) H += std::pow(lmax, y - x0) * g[y];
+          const double a = L / wmin * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack;
+          const double b = H / wmax * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack;
+          if (a >= 0.5 || b >= 0.5) continue;
+          if (best < 0 || a + b < best_a + best_b) {
+            best = x0;
+            best_a = a;
+            best_b = b;
+          }
+        }
+        if (best < 0) continue;  // all zero: never decides
+        float* w = t.windows.data() + ((static_cast<size_t>(xm) * 5 + k) * (4 * static_cast<size_t>(X) + 1) + S) * 4;
+        w[0] = g[best];
+        w[1] = g[best + 1];
+        const float a = float_up(best_a);
+        uint32_t bits;
+        std::memcpy(&bits, &a, sizeof bits);
+        bits = ((bits + 63u) & ~63u) | static_cast<uint32_t>(best);  // a larger bound, x₀ in its low bits
+        std::memcpy(&w[2], &bits, sizeof bits);
+        w[3] = float_up(best_b);
+      }
+  }
 }
 }  // namespace
 
@@ -36,6 +94,7 @@ PoissonIsingTables make_poisson_ising_tables(double gamma, int X) {
           row[x] = static_cast<float>(std::exp(-gamma * (double(k) * x * x - 2.0 * x * S) - m - std::lgamma(x + 1.0)));
       }
     }
+  build_windows(t);
   return t;
 }
 

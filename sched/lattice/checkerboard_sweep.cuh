@@ -38,26 +38,31 @@ __device__ __forceinline__ int lattice_byte(uint2 w, int j) {
 /// Updates the four sites of colour `colour` among the 8 columns c0 … c0+7 (c0 a multiple of 8, width a
 /// multiple of 8) of row r. `mid`, `up`, `down`: the 8 bytes of rows r, r−1, r+1 at those columns (zero
 /// beyond the lattice); `left`, `right`: the bytes at c0−1 and c0+8 (zero beyond the lattice). The four
-/// neighbour sums come from one byte-wise 64-bit addition (each sum < 256: no carry between bytes).
+/// neighbour sums come from byte-wise 32-bit additions (lattice_sums8; each sum < 256: no carry between
+/// bytes).
 /// Returns the updated 8 bytes of row r.
 template <class Rule>
 __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mid, uint2 up, uint2 down, uint32_t left,
                                                       uint32_t right, int r, int c0, int width, int height,
-                                                      uint32_t seed, uint32_t sweep, int colour) {
+                                                      const LatticeKeys& keys, uint32_t sweep, int colour) {
   const int p = (r + colour) & 1;
   const uint32_t g = (static_cast<uint32_t>(r) * lattice_pairs_per_row(width) + (c0 >> 1)) >> 2;
-  const Philox4x32 rnd = philox4x32_10(g, sweep, static_cast<uint32_t>(colour), 0u, seed, kLatticeKeyHi);
-  const uint64_t m64 = (static_cast<uint64_t>(mid.y) << 32) | mid.x;
-  const uint64_t u64 = (static_cast<uint64_t>(up.y) << 32) | up.x;
-  const uint64_t d64 = (static_cast<uint64_t>(down.y) << 32) | down.x;
-  // Byte b of s64: the sum of the four neighbours of column c0 + b; shifted by p, the sites are bytes 0, 2, 4, 6.
-  const uint64_t s64 = (u64 + d64 + ((m64 << 8) | left) + ((m64 >> 8) | (static_cast<uint64_t>(right) << 56))) >> (8 * p);
+  const Philox4x32 rnd =
+      philox4x32_round_keys(g, sweep, static_cast<uint32_t>(colour), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+  uint32_t s0, s1;
+  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
+  // Shifted by p, the sites are bytes 0 and 2 of each word.
+  s0 >>= 8 * p;
+  s1 >>= 8 * p;
   const int k_rows = 4 - (r == 0 ? 1 : 0) - (r + 1 == height ? 1 : 0);
   int S[4], k[4], v[4];
   float u[4];
+  S[0] = static_cast<int>(s0 & 0xFFu);
+  S[1] = static_cast<int>((s0 >> 16) & 0xFFu);
+  S[2] = static_cast<int>(s1 & 0xFFu);
+  S[3] = static_cast<int>((s1 >> 16) & 0xFFu);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    S[j] = static_cast<int>((s64 >> (16 * j)) & 0xFFu);
     k[j] = k_rows;
     u[j] = uniform_from_bits(rnd.v[j]);
   }
@@ -66,10 +71,9 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
   k[0] -= c0 == 0 && p == 0 ? 1 : 0;
   k[3] -= c0 + 8 == width && p == 1 ? 1 : 0;
   rule.draw4(r, c0, p, S, k, u, v);
-  const uint64_t vals = static_cast<uint64_t>(v[0]) | static_cast<uint64_t>(v[1]) << 16 |
-                        static_cast<uint64_t>(v[2]) << 32 | static_cast<uint64_t>(v[3]) << 48;
-  const uint64_t out = (m64 & ~(0x00FF00FF00FF00FFull << (8 * p))) | (vals << (8 * p));
-  return make_uint2(static_cast<uint32_t>(out), static_cast<uint32_t>(out >> 32));
+  uint32_t o0 = mid.x, o1 = mid.y;
+  lattice_merge4(o0, o1, p, v);
+  return make_uint2(o0, o1);
 }
 
 /// Updates, in place on the uint8 lattice x (width a multiple of 8), the sites of colour `colour` among
@@ -77,7 +81,7 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
 /// neighbours (zero beyond the lattice) and writes lattice_update_group's result back.
 template <class Rule>
 __device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_t* x, int width, int height, int r,
-                                                        int c0, uint32_t seed, uint32_t sweep, int colour) {
+                                                        int c0, const LatticeKeys& keys, uint32_t sweep, int colour) {
   uint8_t* row = x + static_cast<size_t>(r) * width;
   const uint2 mid = *reinterpret_cast<const uint2*>(row + c0);
   const uint2 up = r > 0 ? *reinterpret_cast<const uint2*>(row - width + c0) : make_uint2(0, 0);
@@ -85,18 +89,18 @@ __device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_
   const uint32_t left = c0 > 0 ? row[c0 - 1] : 0u;
   const uint32_t right = c0 + 8 < width ? row[c0 + 8] : 0u;
   *reinterpret_cast<uint2*>(row + c0) =
-      lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, seed, sweep, colour);
+      lattice_update_group(rule, mid, up, down, left, right, r, c0, width, height, keys, sweep, colour);
 }
 
 /// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
 /// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty.
 template <class Rule>
-__global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep,
+__global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep,
                                     int colour) {
   const int r = blockIdx.y * blockDim.y + threadIdx.y;
   const int c0 = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
   if (r >= height || c0 >= width) return;
-  lattice_update_in_place(rule, x, width, height, r, c0, seed, sweep, colour);
+  lattice_update_in_place(rule, x, width, height, r, c0, keys, sweep, colour);
 }
 
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
@@ -104,7 +108,7 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
 /// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
 /// every half-sweep.
 template <class Rule>
-__global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep0,
+__global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
                                         int sweeps) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8;
@@ -115,7 +119,7 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
     const int colour = h & 1;
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h >> 1);
     for (int r = r_start, gi = g_start; r < height;) {
-      lattice_update_in_place(rule, x, width, height, r, 8 * gi, seed, sweep, colour);
+      lattice_update_in_place(rule, x, width, height, r, 8 * gi, keys, sweep, colour);
       gi += g_step;
       r += r_step;
       if (gi >= gpr) {
@@ -133,7 +137,7 @@ __global__ void lattice_initial_kernel(Rule rule, uint8_t* x, int width, int hei
   const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r >= height || c >= width) return;
   x[static_cast<size_t>(r) * width + c] =
-      static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+      static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep, rule.rng_rounds)));
 }
 
 /// Shape of a deep_tile launch: interior tw × th sites (multiples of 8 wide), n sweeps per launch.
@@ -152,7 +156,7 @@ struct DeepTileShape {
 /// when table_floats > 0.
 template <class Rule>
 __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
-                                 int height, uint32_t seed, uint32_t sweep0, DeepTileShape shape, int table_floats) {
+                                 int height, LatticeKeys keys, uint32_t sweep0, DeepTileShape shape, int table_floats) {
   extern __shared__ __align__(16) uint8_t tile[];
   if (table_floats > 0) {
     float4* table = reinterpret_cast<float4*>(tile + (shape.smem_bytes() + 15) / 16 * 16);
@@ -187,7 +191,7 @@ __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint
       const uint2 down = gy + 1 < height ? *reinterpret_cast<const uint2*>(row + TW) : make_uint2(0, 0);
       const uint32_t left = lg > 0 && gx > 0 ? row[-1] : 0u;
       const uint32_t right = lg + 1 < groups && gx + 8 < width ? row[8] : 0u;
-      uint2 v = lattice_update_group(rule, mid, up, down, left, right, gy, gx, width, height, seed, sweep, colour);
+      uint2 v = lattice_update_group(rule, mid, up, down, left, right, gy, gx, width, height, keys, sweep, colour);
       // The tile's outermost columns lack a neighbour in the tile: keep them (they are halo, never output).
       if (lg == 0) v.x = (v.x & ~0xFFu) | (mid.x & 0xFFu);
       if (lg + 1 == groups) v.y = (v.y & 0x00FFFFFFu) | (mid.y & 0xFF000000u);
@@ -208,15 +212,15 @@ __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint
 // ---- the document's method ----
 
 /// Fills u[(row · ⌈W/2⌉ + pair)] with the uniform of the colour-`colour` site of each pixel pair: the
-/// document's per-iteration buffer of random numbers (here from Philox, keyed as above).
+/// document's per-iteration buffer of random numbers (here from Philox4x32-`rounds`, keyed as above).
 template <int = 0>
 __global__ void blog_fill_uniforms_kernel(float* u, int width, int height, uint32_t seed, uint32_t sweep,
-                                                 int colour) {
+                                                 int colour, int rounds) {
   const int pairs = (width + 1) / 2;
   const int pr = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   if (pr >= pairs || r >= height) return;
   const int c = 2 * pr + ((r + colour) & 1);
-  u[static_cast<size_t>(r) * pairs + pr] = c < width ? lattice_uniform(seed, width, r, c, sweep) : 0.f;
+  u[static_cast<size_t>(r) * pairs + pr] = c < width ? lattice_uniform(seed, width, r, c, sweep, rounds) : 0.f;
 }
 
 /// The symmetric padding (numpy's pad "symmetric", width 1) of the int32 image into padded

@@ -7,12 +7,13 @@
 // A Rule provides (MV_HD):
 //   int draw(int row, int col, int S, int k, float u) const;  // new value given k real neighbours summing to S
 //   int initial(int row, int col, float u) const;             // the starting value
+//   int rng_rounds;                                           // Philox rounds, 7 or 10 (base/philox.h)
 // and, for the kernels of sched/lattice/checkerboard_sweep.cuh, the same draw for the four sites
 // c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8):
 //   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const; States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
 //
-// The random numbers are counter-based (Philox4x32-10, base/philox.h), keyed by (seed, site, sweep,
+// The random numbers are counter-based (Philox4x32-R, R = the rule's rng_rounds, base/philox.h), keyed by (seed, site, sweep,
 // colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh that uses
 // them compute identical bits. Colour of (row, col) = (row + col) mod 2; half-sweep c of sweep s updates
 // colour c, c = 0 first. Sites of one colour are numbered by pairs: q = row · P + col / 2 with
@@ -36,13 +37,24 @@ namespace mv {
 inline constexpr uint32_t kLatticeInitialSweep = 0xFFFFFFFFu;
 inline constexpr uint32_t kLatticeKeyHi = 0x50495347u;  // second key word ("PISG")
 
+/// The seed's Philox round keys (philox4x32_round_keys): the kernels take them by value, as an argument.
+struct LatticeKeys {
+  uint32_t k0[10];
+};
+inline LatticeKeys lattice_keys(uint32_t seed) {
+  LatticeKeys k;
+  for (uint32_t r = 0; r < 10; ++r) k.k0[r] = seed + r * kPhiloxW0;
+  return k;
+}
+
 /// Pairs per row in the random-number numbering (a multiple of 4).
 MV_HD MV_INLINE uint32_t lattice_pairs_per_row(uint32_t width) { return 4u * ((width + 7u) / 8u); }
 
-/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2).
-MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep) {
+/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`.
+MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
+                                      int rounds) {
   const uint32_t q = row * lattice_pairs_per_row(width) + (col >> 1);
-  const Philox4x32 r = philox4x32_10(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi);
+  const Philox4x32 r = philox4x32(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi, rounds);
   return uniform_from_bits(r.v[q & 3u]);
 }
 
@@ -57,6 +69,27 @@ MV_HD MV_INLINE void lattice_neighbours(const uint8_t* x, int width, int height,
   if (row + 1 < height) { S += x[i + width]; ++k; }
 }
 
+/// The neighbour sums of the 8 columns c0 … c0+7 of one row, byte-wise in two 32-bit words: byte b of
+/// (s0, s1) = up + down + left + right of column c0 + b. (m0, m1), (u0, u1), (d0, d1): the row's own, upper
+/// and lower 8 bytes (little-endian: byte 0 is column c0; zero beyond the lattice); `left`, `right`: the
+/// bytes at c0 − 1 and c0 + 8. Each sum is below 256 (4 · largest state < 256), so no byte carries into
+/// the next and the halves need no carry between them.
+MV_HD MV_INLINE void lattice_sums8(uint32_t m0, uint32_t m1, uint32_t u0, uint32_t u1, uint32_t d0, uint32_t d1,
+                                   uint32_t left, uint32_t right, uint32_t& s0, uint32_t& s1) {
+  const uint32_t l0 = (m0 << 8) | left, l1 = (m1 << 8) | (m0 >> 24);   // the left neighbours' bytes
+  const uint32_t r0 = (m0 >> 8) | (m1 << 24), r1 = (m1 >> 8) | (right << 24);  // the right neighbours'
+  s0 = u0 + d0 + l0 + r0;
+  s1 = u1 + d1 + l1 + r1;
+}
+
+/// The row's 8 bytes (m0, m1) with the four sites of parity p (bytes p, p+2, p+4, p+6) replaced by v[0 … 3]
+/// (each < 256).
+MV_HD MV_INLINE void lattice_merge4(uint32_t& m0, uint32_t& m1, int p, const int* v) {
+  const uint32_t sh = 8u * static_cast<uint32_t>(p), keep = ~(0x00FF00FFu << sh);
+  m0 = (m0 & keep) | ((static_cast<uint32_t>(v[0]) | static_cast<uint32_t>(v[1]) << 16) << sh);
+  m1 = (m1 & keep) | ((static_cast<uint32_t>(v[2]) | static_cast<uint32_t>(v[3]) << 16) << sh);
+}
+
 /// The initial state on the CPU (TBB over rows).
 template <class Rule>
 void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed) {
@@ -64,7 +97,7 @@ void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, ui
     for (int r = rows.begin(); r != rows.end(); ++r)
       for (int c = 0; c < width; ++c) {
         x[static_cast<size_t>(r) * width + c] =
-            static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep)));
+            static_cast<uint8_t>(rule.initial(r, c, lattice_uniform(seed, width, r, c, kLatticeInitialSweep, rule.rng_rounds)));
       }
   });
 }
@@ -82,7 +115,7 @@ void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height
             int k, S;
             lattice_neighbours(x, width, height, r, c, k, S);
             x[static_cast<size_t>(r) * width + c] =
-                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s)));
+                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s, rule.rng_rounds)));
           }
       });
 }
