@@ -207,7 +207,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kPersistent : kCpu;
+  strategy_ = gpu_ ? kWindow : kCpu;
   start();
 }
 

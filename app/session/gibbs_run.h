@@ -10,9 +10,10 @@
 // one-pixel halo, separately padded copy, weights from their definition), "gibbs-window" (gibbs-persistent
 // with the window draw first: two weights decide the site unless u falls within the tails' mass of a
 // boundary, render/lattice/poisson_ising.h poisson_ising_draw_window) and "gibbs-cpu" (the TBB
-// reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-cpu give identical bits for the same seed; gibbs-blog
-// samples the same chain law with other roundings. A GPU run starts on gibbs-persistent (gibbs-window, the
-// same chain, is 5 % faster on the H100, docs/perf.md); a CPU run (no GPU) has gibbs-cpu only.
+// reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-cpu give identical bits
+// for the same seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on
+// gibbs-window (the same chain as gibbs-persistent, 5 % faster on the H100, docs/perf.md); a CPU run (no
+// GPU) has gibbs-cpu only.
 #pragma once
 
 #include <cuda_runtime.h>
