@@ -26,13 +26,16 @@ TEST(StrategyCatalogue, EveryNameOnceAndEveryRegisteredStrategyIn) {
       ASSERT_TRUE(names.count(i.name)) << w.name << ": " << i.name;
       EXPECT_TRUE(find_catalogue_entry(i.name).runs(WorkloadKind::Strands)) << i.name;
     }
-  EXPECT_EQ(c.size(), 15u) << "Lehmann's nine, Kerbl's four on both kinds, and the film's two CPU waves";
+  size_t lattice_kernels = 0;
+  for (const LatticeWorkloadEntry& w : lattice_workloads()) lattice_kernels += w.strategies.size();
+  EXPECT_EQ(c.size(), 15u + lattice_kernels)
+      << "Lehmann's nine, Kerbl's four on both kinds, the film's two CPU waves and the lattice kernels";
 }
 
 TEST(StrategyCatalogue, ANameOnBothKindsIsOneAlgorithmAndAMissingKindHasAReason) {
   int both = 0;
   for (const CatalogueEntry& e : strategy_catalogue()) {
-    for (WorkloadKind k : {WorkloadKind::Film, WorkloadKind::Strands})
+    for (WorkloadKind k : {WorkloadKind::Film, WorkloadKind::Strands, WorkloadKind::Lattice})
       EXPECT_NE(e.runs(k), !e.why_not(k).empty()) << e.info.name << ": a reason exactly where it does not run";
     if (e.runs(WorkloadKind::Film) && e.runs(WorkloadKind::Strands)) {
       ++both;
@@ -52,17 +55,43 @@ TEST(StrategyCatalogue, ANameOnBothKindsIsOneAlgorithmAndAMissingKindHasAReason)
   EXPECT_THROW(find_catalogue_entry("warp-drive"), InputError);
 }
 
-// The lattice workloads' kernels are strategies too (app/session/lattice_run.h): their names are their own,
-// never a name of the catalogue, so a name means one algorithm across the whole program.
-TEST(StrategyCatalogue, LatticeKernelsHaveNamesOfTheirOwn) {
-  std::set<std::string> seen;
-  for (const CatalogueEntry& e : strategy_catalogue()) seen.insert(e.info.name);
+// The lattice workloads' kernels are strategies too (app/session/lattice_run.h): each is in the catalogue
+// under a name of its own, runs its own lattice workload only, and says why it runs nothing else; the
+// film's and the strands' strategies say why they run no lattice workload.
+TEST(StrategyCatalogue, LatticeKernelsAreEntriesOfTheirOwnWorkload) {
+  size_t kernels = 0;
   for (const LatticeWorkloadEntry& w : lattice_workloads()) {
     const auto run = w.make({{"width", "16"}, {"height", "16"}, {"size", "64"}}, false);  // the CPU reference
-    const std::vector<std::string> names = run->strategies();
-    ASSERT_FALSE(names.empty()) << w.name;
-    for (const std::string& n : names) EXPECT_TRUE(seen.insert(n).second) << w.name << ": " << n << " is taken";
+    ASSERT_FALSE(w.strategies.empty()) << w.name;
+    for (const std::string& n : run->strategies()) {
+      const CatalogueEntry& e = find_catalogue_entry(n);
+      EXPECT_EQ(e.lattice_workload, w.name) << n;
+    }
+    for (const StrategyInfo& i : w.strategies) {
+      const CatalogueEntry& e = find_catalogue_entry(i.name);
+      ++kernels;
+      EXPECT_TRUE(e.runs(WorkloadKind::Lattice)) << i.name;
+      EXPECT_FALSE(e.runs(WorkloadKind::Film)) << i.name;
+      EXPECT_FALSE(e.runs(WorkloadKind::Strands)) << i.name;
+      EXPECT_EQ(e.why_not(WorkloadKind::Lattice, w.name), "") << i.name;
+      EXPECT_NE(e.why_not(WorkloadKind::Film).find("a kernel of the " + w.name), std::string::npos) << i.name;
+      for (const LatticeWorkloadEntry& other : lattice_workloads())
+        if (other.name != w.name)
+          EXPECT_EQ(e.why_not(WorkloadKind::Lattice, other.name),
+                    "a kernel of the " + w.name + " workload, not of " + other.name);
+    }
   }
+  EXPECT_GE(kernels, 7u);  // gibbs' six and the stencil's deep-halo
+  size_t others = 0;
+  std::set<std::string> names;
+  for (const CatalogueEntry& e : strategy_catalogue()) {
+    EXPECT_TRUE(names.insert(e.info.name).second) << e.info.name << " twice";
+    if (!e.lattice_workload.empty()) continue;
+    ++others;
+    EXPECT_FALSE(e.runs(WorkloadKind::Lattice)) << e.info.name;
+    EXPECT_NE(e.why_not(WorkloadKind::Lattice, "gibbs").find("its own kernels"), std::string::npos) << e.info.name;
+  }
+  EXPECT_EQ(others + kernels, strategy_catalogue().size());
 }
 
 }  // namespace

@@ -12,9 +12,13 @@ namespace mv::gui {
 /// The one strategy picker of every mode: a combo `label` over the whole strategy catalogue
 /// (app/session/strategy_catalogue.h), `current` selected. A strategy that cannot run `kind`, or needs a
 /// GPU while `gpu` is false (`no_gpu_reason` says why), is greyed out and its tooltip says why; the others'
-/// tooltips give their description and section. Returns the picked name, or "" when nothing changed.
+/// tooltips give their description and section. For WorkloadKind::Lattice, `lattice` names the workload on
+/// screen (another workload's kernels are greyed out) and `available` (when given) lists what its run can
+/// switch to, replacing the GPU test (a run without a GPU has its CPU reference only). Returns the picked
+/// name, or "" when nothing changed.
 std::string strategy_picker(const char* label, const std::string& current, WorkloadKind kind, bool gpu,
-                            const std::string& no_gpu_reason);
+                            const std::string& no_gpu_reason, const std::string& lattice = "",
+                            const std::vector<std::string>* available = nullptr);
 void scene_section(const Session& session, GuiState& state);
 /// The Scheduling section: the left (or only) session's strategy and priority; wave size, block size
 /// and the knobs of the strategies on screen, which in split view (`right` non-null) apply to both sides

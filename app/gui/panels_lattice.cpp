@@ -70,16 +70,13 @@ void lattice_section(GuiState& st) {
   if (!ImGui::CollapsingHeader("Lattice", ImGuiTreeNodeFlags_DefaultOpen) || !ls.run) return;
   LatticeRun& run = *ls.run;
 
-  const std::string current = run.strategy();
-  if (ImGui::BeginCombo("kernel", current.c_str())) {
-    for (const std::string& name : run.strategies()) {
-      const bool selected = name == current;
-      if (ImGui::Selectable(name.c_str(), selected) && !selected)
-        ls.queue("Set strategy " + name, [name](LatticeRun& r) { r.set_strategy(name); });
-      if (selected) ImGui::SetItemDefaultFocus();
-    }
-    ImGui::EndCombo();
-  }
+  // The one strategy picker (app/session/strategy_catalogue.h): this workload's kernels that this run has.
+  const std::vector<std::string> available = run.strategies();
+  const std::string name = strategy_picker("kernel", run.strategy(), WorkloadKind::Lattice, st.strands.gpu,
+                                           "this run has " + run.strategies().front() + " only (" +
+                                               st.strands.no_gpu_reason + ")",
+                                           run.workload(), &available);
+  if (!name.empty()) ls.queue("Set strategy " + name, [name](LatticeRun& r) { r.set_strategy(name); });
   tip("the kernel (strategy) that runs the super-steps; switching keeps the lattice's state");
 
   const Params& knobs = run.params();

@@ -143,13 +143,15 @@ void scene_section(const Session& s, GuiState& st) {
 }
 
 std::string strategy_picker(const char* label, const std::string& current, WorkloadKind kind, bool gpu,
-                            const std::string& no_gpu_reason) {
+                            const std::string& no_gpu_reason, const std::string& lattice,
+                            const std::vector<std::string>* available) {
   std::string picked;
   if (!ImGui::BeginCombo(label, current.c_str())) return picked;
   for (const CatalogueEntry& e : strategy_catalogue()) {
     const StrategyInfo& info = e.info;
-    const std::string& why_not = e.why_not(kind);
-    const bool no_gpu = info.needs_gpu() && !gpu;
+    const std::string why_not = e.why_not(kind, lattice);
+    const bool no_gpu = available ? std::find(available->begin(), available->end(), info.name) == available->end()
+                                  : info.needs_gpu() && !gpu;
     const bool selected = info.name == current;
     const std::string text = info.name + (info.needs_gpu() ? "  [GPU]" : "  [CPU]");
     ImGui::BeginDisabled(!why_not.empty() || no_gpu);

@@ -21,10 +21,38 @@ const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Ben
 
 enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5 };
 const std::vector<std::string>& all_strategy_names() {
-  static const std::vector<std::string> names = {"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-blog",
-                                                 "gibbs-cpu", "gibbs-window"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const StrategyInfo& i : gibbs_strategies()) v.push_back(i.name);
+    return v;
+  }();
   return names;
 }
+
+}  // namespace
+
+const std::vector<StrategyInfo>& gibbs_strategies() {
+  const std::string beyond = "beyond the source document; render/lattice/poisson_ising.h";
+  static const std::vector<StrategyInfo> v = {
+      {"gibbs-deep", "GPU: several checkerboard sweeps per launch on shared-memory tiles with deep halos", beyond,
+       Side::Device},
+      {"gibbs-groups", "GPU: one launch per half-sweep, uint8 state in place, Philox in registers", beyond,
+       Side::Device},
+      {"gibbs-persistent", "GPU: gibbs-groups' update in one cooperative launch, a grid barrier per half-sweep",
+       beyond, Side::Device},
+      {"gibbs-blog",
+       "GPU, the document's method: a uniforms buffer, one thread per pixel pair, a shared tile with a one-pixel "
+       "halo, separately padded copy",
+       "poisson-ising-gibbs-cupy (the source document), Kernels", Side::Device},
+      {"gibbs-cpu", "CPU (TBB): the same per-site rule and random stream as the GPU kernels, the reference", beyond,
+       Side::Host},
+      {"gibbs-window", "GPU: gibbs-persistent with a two-weight window draw first, the same chain", beyond,
+       Side::Device},
+  };
+  return v;
+}
+
+namespace {
 
 /// Params over GibbsSettings that also refuse combinations (GibbsSettings::validate) and then change nothing.
 class GibbsParams : public Params {

@@ -61,6 +61,9 @@ struct GibbsSettings {
 
 /// The table of GibbsSettings (base/params.h).
 const ParamTable<GibbsSettings>& gibbs_params();
+/// The gibbs workload's kernels as strategies (sched/strategy_info.h), in GibbsRun::strategies() order:
+/// gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-blog, gibbs-cpu, gibbs-window.
+const std::vector<StrategyInfo>& gibbs_strategies();
 /// The document's shared-memory padding for block width bw (ints per row): 6 at 8, 2 at 4, else 0.
 int gibbs_doc_padding(int block_width);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/params.h"
+#include "sched/strategy_info.h"
 
 namespace mv {
 
@@ -70,6 +71,8 @@ struct LatticeWorkloadEntry {
   std::function<std::unique_ptr<LatticeRun>(const ParamValues& knobs, bool gpu)> make;
   /// The knobs' specs, without starting a run: what `--smoke-at FRAME:NAME=VALUE` and the CLI may name.
   std::vector<ParamSpec> knobs;
+  /// Its kernels as strategies, each name unique in the program (app/session/strategy_catalogue.h).
+  std::vector<StrategyInfo> strategies;
 };
 
 /// Every lattice workload, in registration order (app/session/lattice_workloads.cpp).

@@ -13,10 +13,10 @@ const std::vector<LatticeWorkloadEntry>& lattice_workloads() {
     std::vector<LatticeWorkloadEntry> v;
     v.push_back({"gibbs", "the Poisson-Ising Gibbs sampler (poisson-ising-gibbs-cupy)",
                  [](const ParamValues& k, bool gpu) -> std::unique_ptr<LatticeRun> { return std::make_unique<GibbsRun>(k, gpu); },
-                 gibbs_params().specs()});
+                 gibbs_params().specs(), gibbs_strategies()});
     v.push_back({"stencil", "deep-halo Jacobi/Laplace stencil over P partitions on G GPUs (Valen 2023)",
                  [](const ParamValues& k, bool gpu) -> std::unique_ptr<LatticeRun> { return std::make_unique<StencilRun>(k, gpu); },
-                 stencil_params().specs()});
+                 stencil_params().specs(), stencil_strategies()});
     return v;
   }();
   return entries;

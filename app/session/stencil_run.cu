@@ -129,6 +129,15 @@ struct StencilRun::Engine {
   }
 };
 
+const std::vector<StrategyInfo>& stencil_strategies() {
+  static const std::vector<StrategyInfo> v = {
+      {"deep-halo",
+       "P partitions on G GPUs, halos of depth d exchanged every d iterations (NCCL between GPUs), the halo "
+       "computed redundantly in between; the CPU reference (sched/lattice/halo_cpu.h) where there is no GPU",
+       "Valen 2023 §2.7, §3", Side::Device}};
+  return v;
+}
+
 StencilRun::StencilRun(const ParamValues& knobs, bool gpu) : gpu_(gpu), params_(stencil_params(), settings_) {
   params_.apply(knobs);
   rebuild(false);

@@ -18,6 +18,7 @@
 
 #include "app/session/lattice_run.h"
 #include "sched/lattice/halo_plan.h"
+#include "sched/strategy_info.h"
 
 namespace mv {
 
@@ -35,6 +36,8 @@ struct StencilSettings {
 
 /// The knob table (base/params.h) of StencilSettings.
 const ParamTable<StencilSettings>& stencil_params();
+/// The stencil workload's kernels as strategies (sched/strategy_info.h): deep-halo only.
+const std::vector<StrategyInfo>& stencil_strategies();
 
 /// CUDA devices present (0 without a usable driver).
 int stencil_gpu_count();
@@ -50,7 +53,7 @@ class StencilRun : public LatticeRun {
 
   std::string workload() const override { return "stencil"; }
   std::string strategy() const override { return "deep-halo"; }
-  std::vector<std::string> strategies() const override { return {"deep-halo"}; }
+  std::vector<std::string> strategies() const override { return {stencil_strategies().front().name}; }
   void set_strategy(const std::string& name) override;
   Params& params() override { return params_; }
   bool restarts(const std::string& name) const override { return name == "size"; }

@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "app/session/lattice_run.h"
 #include "app/session/session.h"
 #include "app/session/strand_workloads.h"
 #include "base/errors.h"
@@ -63,8 +64,22 @@ std::vector<CatalogueEntry> build() {
     same->info.progressive = true;
     same->info.priorities = same->info.priorities || e.info.priorities;
   }
-  for (CatalogueEntry& c : v)
+  for (CatalogueEntry& c : v) {
     if (!c.info.progressive) c.film_why = reason(film_reasons(), c.info.name, "the film");
+    c.lattice_why =
+        "a lattice workload runs its own kernels: a super-step updates every site at once (a checkerboard sweep, "
+        "a stencil iteration), so there are no work items of uneven cost for this strategy to order";
+  }
+  for (const LatticeWorkloadEntry& w : lattice_workloads())
+    for (const StrategyInfo& i : w.strategies) {
+      for (const CatalogueEntry& c : v)
+        if (c.info.name == i.name)
+          throw std::logic_error("lattice kernel \"" + i.name + "\" of " + w.name + " is named like another strategy");
+      const std::string why = "a kernel of the " + w.name + " lattice workload: it updates whole lattices of sites, "
+                              "not work items";
+      CatalogueEntry e{i, why, why, "", w.name};
+      v.push_back(std::move(e));
+    }
   return v;
 }
 
