@@ -18,9 +18,7 @@ void IllustVrParams::validate() const {
   range(kContext, "contour_thickness", contour_thickness, 0.0, 1e6);
   range(kContext, "contour_strength", contour_strength, 0.0, 1.0);
   color(kContext, "contour_color", contour_color);
-  range(kContext, "ka", ka, 0.0, 4.0);
-  range(kContext, "kd", kd, 0.0, 4.0);
-  range(kContext, "min_gradient", min_gradient, 0.0, 3e38);
+  headlight(kContext, ka, kd, min_gradient);
 }
 
 IllustVr make_illust_vr(const VolumeView& volume, const IllustVrParams& p) {

@@ -33,4 +33,12 @@ inline void color(const std::string& context, const std::string& field, Vec3 c) 
   range(context, field + ".b", c.z, 0.0, 1.0);
 }
 
+/// The headlight terms the ray casters shade with: ambient `ka` and diffuse `kd` weights in [0, 4], and the
+/// gradient magnitude `min_gradient` in [0, 3e38] below which a sample has no normal.
+inline void headlight(const std::string& context, float ka, float kd, float min_gradient) {
+  range(context, "ka", ka, 0.0, 4.0);
+  range(context, "kd", kd, 0.0, 4.0);
+  range(context, "min_gradient", min_gradient, 0.0, 3e38);
+}
+
 }  // namespace mv::param_check

@@ -12,11 +12,9 @@ const char* const kContext = "vr-lite-cam";
 void VrLiteCamParams::validate() const {
   using namespace param_check;
   validate_volume_ray(volume_ray_spec(*this, VrLiteCam::kDerivatives), kContext);
-  range(kContext, "ka", ka, 0.0, 4.0);
-  range(kContext, "kd", kd, 0.0, 4.0);
+  headlight(kContext, ka, kd, min_gradient);
   range(kContext, "ks", ks, 0.0, 4.0);
   range(kContext, "shininess", shininess, 1, 1024);
-  range(kContext, "min_gradient", min_gradient, 0.0, 3e38);
 }
 
 VrLiteCam make_vr_lite_cam(const VolumeView& volume, const VrLiteCamParams& p) {
