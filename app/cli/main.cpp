@@ -379,7 +379,9 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
       "strands", "run a strand workload on the CPU, write its image and print step statistics (Lehmann 2023 Fig 3.2)");
   std::vector<std::string> names;
   for (const StrandWorkloadEntry& e : strand_workloads()) names.push_back(e.name);
-  cmd->add_option("--workload", s.workload, strand_workload_names())->check(cli::one_of(names))->capture_default_str();
+  cmd->add_option("--workload", s.workload, "strand workload (app/session/strand_workloads.h)")
+      ->check(cli::one_of(names))
+      ->capture_default_str();
   cmd->add_option("--size", s.size, "WxH strands (default: the workload's, the paper's strand count)")
       ->check(cli::non_empty("WxH"));
   cmd->add_option("--azimuth", s.view.azimuth_deg, "orbit view: camera azimuth, degrees (0: from the front)")
