@@ -306,6 +306,21 @@ TEST_F(MegakernelGpu, NeymanEndsEveryPatchAtTheTarget) {
   EXPECT_EQ(mk.stats().empty_executions, 0u);
 }
 
+// stay_leading keeps a task running while it leads the queue: still every patch at exactly the target, each
+// batch counted once, under `neyman` (hot patches) and `none` (every task ties with the queue's top band).
+TEST_F(MegakernelGpu, StayLeadingEndsEveryPatchAtTheTarget) {
+  for (PriorityFunction f : {PriorityFunction::Neyman, PriorityFunction::None}) {
+    Mk m;
+    m.settings().stay_leading = true;
+    m.settings().band_repeat = 64;
+    PatchWorkload& w = furnace(126, 94, task_params(12, f, 2));
+    const RunTotals t = run_to_end(m, w, 1u << 18, ScheduleSettings{});
+    expect_exact_target(w, 12);
+    EXPECT_EQ(t.tasks, 6ull * w.num_tasks()) << priority_name(f);
+    EXPECT_EQ(m.stats().empty_executions, 0u) << priority_name(f);
+  }
+}
+
 // MEGAVIEW_MK_PROFILE (the measured `buckets` variant): the same exact target, and its files account for
 // every execution: per task target / 2 executions with cycles, per slice the paths and the claims.
 TEST_F(MegakernelGpu, ProfiledBucketsCountEveryExecution) {

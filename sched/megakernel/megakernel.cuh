@@ -147,6 +147,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.age_period = settings_.age_period;
     sp.band_repeat = settings_.band_repeat;
     sp.band_slack = settings_.band_slack;
+    sp.stay_leading = settings_.stay_leading;
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();

@@ -81,6 +81,7 @@ struct SliceParams {
   float* credit = nullptr;               ///< [num tasks] Quanta: fractional batches carried over
   long long table_cycles = 0;            ///< how often the controller recomputes the table
   WorkerProfile* prof = nullptr;         ///< Buckets: measurement (null: off)
+  int stay_leading = 0;                  ///< Buckets: MegakernelSettings::stay_leading
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -210,6 +211,14 @@ __device__ MV_INLINE bool stays_in_claimed_band(const QueueView& q, float claime
   return claimed_p < kUrgentPriority && priority_band(p) <= priority_band(claimed_p) + slack;
 }
 
+/// Buckets: whether a task whose priority is now p is at least as urgent as every waiting task (no urgent
+/// task waits and p's band is at most the window's first band cur_band), so that the greedy order would
+/// pick it next anyway (one lane; two relaxed loads).
+__device__ MV_INLINE bool leads_the_queue(const QueueView& q, float p) {
+  if (p >= kUrgentPriority || DeviceAtomic<int>(q.ctl[0].avail).load(cuda::memory_order_relaxed) > 0) return false;
+  return priority_band(p) <= DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
+}
+
 /// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
 __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
   return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
@@ -269,8 +278,9 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     }
     if (task == kNoTask) break;
     __syncwarp();
-    // Up to band_repeat batches in a row while the task stays in the band it was claimed from (an aged
-    // claim runs once: it served the fullest ring, not the most urgent one).
+    // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
+    // stay_leading) leads the queue (an aged claim runs once: it served the fullest ring, not the most
+    // urgent one).
     for (uint32_t runs = 1;; ++runs) {
       if constexpr (Profile) e0 = clock64();
       const uint32_t paths = v.run_task_warp(task);
@@ -288,7 +298,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       int again = 0;
       if (lane == 0) {
         again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
-                stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack);
+                (stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack) ||
+                 (sp.stay_leading && leads_the_queue(q, v.priority[task])));
         if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
         if (!again) finish_ranked(v, q, sp, task, paths, old_p);
       }
