@@ -67,5 +67,41 @@ TEST(AllocationBound, PixelsWithFewerThanTwoSamplesAreLeftOut) {
   EXPECT_EQ(b.patch_ratio, 1.0);
 }
 
+// patch_variances gives the bound's own per-patch sums: with every sample costing the same per pixel
+// (c_p ∝ m_p), both cost-aware ratios are allocation_bound's r_patch.
+TEST(CostBound, EqualCostPerPixelGivesThePatchBound) {
+  std::vector<float> a(12 * 8);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.05f + 0.1f * static_cast<float>(i % 7) + (i % 12 < 4 ? 1.f : 0.f);
+  HandFilm f(12, 6, a, 16);  // 3 × 2 patches (the last row of patches partial: 6 = 4 + 2)
+  const std::vector<PatchVariance> pv = patch_variances(f.view);
+  ASSERT_EQ(pv.size(), 6u);
+  EXPECT_EQ(pv[0].pixels, 16);
+  EXPECT_EQ(pv[3].pixels, 8);
+  CostBound cb;
+  for (const PatchVariance& p : pv) cb.add(p.v, p.pixels, 3.0 * p.pixels);
+  const double r = allocation_bound(f.view).patch_ratio;
+  EXPECT_LT(r, 0.99);
+  EXPECT_NEAR(cb.blind_samples(), r, 1e-6);
+  EXPECT_NEAR(cb.blind_time(), r, 1e-6);
+  EXPECT_NEAR(cb.weighted_time(), r, 1e-6);
+  EXPECT_NEAR(cb.weighted_samples(), r, 1e-6);
+}
+
+// Two full patches, V = (4, 1), the second's samples 4× as dear (c = 16, 64). By hand, uniform at 1 spp:
+// error 5 in time 80. Cost-blind n ∝ sqrt(V/m) = (0.5, 0.25)·λ, error 12/λ = 5 → n = (1.2, 0.6): time 57.6
+// (0.72), samples 28.8 of 32 (0.9). Cost-weighted n ∝ sqrt(V/c) = (0.5, 0.125)·λ, error 16/λ = 5 →
+// n = (1.6, 0.4): time 51.2 (0.64), samples 32 (1.0).
+TEST(CostBound, HandComputedTwoPatches) {
+  CostBound cb;
+  cb.add(4.0, 16.0, 16.0);
+  cb.add(1.0, 16.0, 64.0);
+  cb.add(7.0, 0.0, 5.0);  // no pixels: ignored
+  EXPECT_NEAR(cb.blind_samples(), 0.9, 1e-12);
+  EXPECT_NEAR(cb.blind_time(), 0.72, 1e-12);
+  EXPECT_NEAR(cb.weighted_time(), 0.64, 1e-12);
+  EXPECT_NEAR(cb.weighted_samples(), 1.0, 1e-12);
+  EXPECT_EQ(CostBound{}.weighted_time(), 1.0);  // nothing added
+}
+
 }  // namespace
 }  // namespace mv

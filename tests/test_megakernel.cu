@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -302,6 +304,85 @@ TEST_F(MegakernelGpu, NeymanEndsEveryPatchAtTheTarget) {
   expect_exact_target(w, 10);
   EXPECT_EQ(t.tasks, 4ull * w.num_tasks());
   EXPECT_EQ(mk.stats().empty_executions, 0u);
+}
+
+// stay_leading keeps a task running while it leads the queue: still every patch at exactly the target, each
+// batch counted once, under `neyman` (hot patches) and `none` (every task ties with the queue's top band).
+TEST_F(MegakernelGpu, StayLeadingEndsEveryPatchAtTheTarget) {
+  for (PriorityFunction f : {PriorityFunction::Neyman, PriorityFunction::None}) {
+    Mk m;
+    m.settings().stay_leading = true;
+    m.settings().band_repeat = 64;
+    PatchWorkload& w = furnace(126, 94, task_params(12, f, 2));
+    const RunTotals t = run_to_end(m, w, 1u << 18, ScheduleSettings{});
+    expect_exact_target(w, 12);
+    EXPECT_EQ(t.tasks, 6ull * w.num_tasks()) << priority_name(f);
+    EXPECT_EQ(m.stats().empty_executions, 0u) << priority_name(f);
+  }
+}
+
+// MEGAVIEW_MK_PROFILE (the measured `buckets` variant): the same exact target, and its files account for
+// every execution: per task target / 2 executions with cycles, per slice the paths and the claims.
+TEST_F(MegakernelGpu, ProfiledBucketsCountEveryExecution) {
+  test::TempDir dir("mkprof");
+  PatchWorkload& w = furnace(126, 94, task_params(10, PriorityFunction::Neyman, 2));
+  RunTotals t;
+  {
+    ::setenv("MEGAVIEW_MK_PROFILE", (dir / "p").c_str(), 1);
+    Mk m;  // destroyed before the variable is unset: it writes the per-task file then
+    t = run_to_end(m, w, 1u << 18, ScheduleSettings{});
+    EXPECT_EQ(m.stats().empty_executions, 0u);
+  }
+  ::unsetenv("MEGAVIEW_MK_PROFILE");
+  expect_exact_target(w, 10);
+  std::string tasks, slices;
+  for (const auto& e : std::filesystem::directory_iterator(dir.str())) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 10 && name.compare(name.size() - 10, 10, "-tasks.csv") == 0) tasks = e.path().string();
+    if (name.size() > 11 && name.compare(name.size() - 11, 11, "-slices.csv") == 0) slices = e.path().string();
+  }
+  ASSERT_FALSE(tasks.empty());
+  ASSERT_FALSE(slices.empty());
+  std::FILE* f = std::fopen(tasks.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char header[64];
+  ASSERT_NE(std::fgets(header, sizeof(header), f), nullptr);
+  unsigned long long task = 0, cycles = 0;
+  unsigned execs = 0, rows = 0;
+  while (std::fscanf(f, "%llu,%u,%llu", &task, &execs, &cycles) == 3) {
+    EXPECT_EQ(execs, 5u) << "task " << task;
+    EXPECT_GT(cycles, 0u) << "task " << task;
+    ++rows;
+  }
+  std::fclose(f);
+  EXPECT_EQ(rows, w.num_tasks());
+  f = std::fopen(slices.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char line[512];
+  ASSERT_NE(std::fgets(line, sizeof(line), f), nullptr);  // header
+  unsigned long long work_sum = 0, execs_sum = 0, claims_sum = 0, n_slices = 0;
+  while (std::fgets(line, sizeof(line), f)) {
+    unsigned long long v[18] = {};
+    double d[3] = {};
+    int slice = 0, khz = 0;
+    float busy = 0.f;
+    ASSERT_EQ(std::sscanf(line, "%d,%f,%llu,%llu,%d,%llu,%llu,%llu,%llu,%llu,%lf,%lf,%lf,%llu,%llu,%llu,%llu,%llu", &slice,
+                          &busy, &v[0], &v[1], &khz, &v[2], &v[3], &v[4], &v[5], &v[6], &d[0], &d[1], &d[2], &v[7],
+                          &v[8], &v[9], &v[10], &v[11]),
+              18)
+        << line;
+    work_sum += v[0];
+    execs_sum += v[6];
+    claims_sum += v[8];
+    EXPECT_LE(v[4] + v[5], v[3]) << "exec + claim cycles within the warps' lifetime, slice " << slice;
+    ++n_slices;
+  }
+  std::fclose(f);
+  EXPECT_EQ(n_slices + 1, t.steps);  // the last step finds nothing live and launches no slice
+  EXPECT_EQ(work_sum, t.paths);
+  EXPECT_EQ(execs_sum, t.tasks);
+  EXPECT_GT(claims_sum, 0u);
+  EXPECT_LE(claims_sum, execs_sum);  // a claim runs one or more batches (band_repeat)
 }
 
 TEST_F(MegakernelGpu, ControllerSortsWhenTheQueueIsLong) {

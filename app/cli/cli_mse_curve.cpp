@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <set>
@@ -14,6 +15,7 @@
 #include "app/session/output_file.h"
 #include "app/cli/figures.h"
 #include "render/gpu.h"
+#include "render/pathtracer/allocation_bound.h"
 #include "app/cli/progress.h"
 
 namespace mv {
@@ -233,6 +235,16 @@ void run_mse_curve(const MseCurveCommand& c) {
     const auto s = make_session(c, spec);
     const double before = c.duration_ms * static_cast<double>(results.size());
     results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }));
+    // Measurement (development): with MEGAVIEW_MSE_PATCHES=PREFIX, each series' final film per patch (spp,
+    // V_p and m_p of render/pathtracer/allocation_bound.h) goes to PREFIX-<series index>.csv.
+    if (const char* prefix = std::getenv("MEGAVIEW_MSE_PATCHES"); prefix && *prefix) {
+      const FilmView f = s->workload().film().host_view_synced();
+      const std::vector<PatchVariance> pv = patch_variances(f);
+      std::string rows = "task,spp,variance,pixels\n";
+      for (size_t p = 0; p < pv.size(); ++p)
+        rows += fmt::format("{},{},{:.6e},{}\n", p, f.patch_spp[p], pv[p].v, pv[p].pixels);
+      write_new_text_file(fmt::format("{}-{}.csv", prefix, results.size() - 1), rows);
+    }
     scene = fmt::format("{} {}x{}", s->scene().name, s->width(), s->height());
     reference = s->reference_path();
     for (const Record& r : results.back()) {

@@ -42,6 +42,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -90,6 +92,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
  public:
   /// Touches no CUDA: the registry constructs a probe instance on machines without a GPU.
   MegakernelStrategy() = default;
+  /// With profiling on, writes the per-task file (see profile_begin).
+  ~MegakernelStrategy() override { profile_write_tasks(); }
   const StrategyInfo& info() const override { return info_; }
   void invalidate() override { valid_ = false; }
 
@@ -143,6 +147,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.age_period = settings_.age_period;
     sp.band_repeat = settings_.band_repeat;
     sp.band_slack = settings_.band_slack;
+    sp.stay_leading = settings_.stay_leading;
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();
@@ -167,6 +172,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       sp.record.base = rings_ == 1 ? head_ : 0;
     }
 
+    sp.prof = profile_begin(w.num_tasks());
     WorkCounters* counters = w.device_counters();
     MV_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(WorkCounters)));
     mk::begin_slice_kernel<<<1, 1>>>(ctl_.data());
@@ -217,6 +223,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     st.work = tc.work;
     st.tasks = tc.tasks;
     st.finished = tc.finished;
+    profile_end(st);
     update_stats(c, st, stopped_by_host);
     head_ = c.head;
     live_ = static_cast<uint32_t>(c.live);
@@ -224,6 +231,73 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   }
 
  private:
+  // ---- Measurement (development): with the environment variable MEGAVIEW_MK_PROFILE=PREFIX, the `buckets`
+  // design runs its measured kernel variant (mk::WorkerProfile) and each strategy instance (numbered in
+  // construction order from 0, per process) writes PREFIX-<instance>-slices.csv (one row per slice: busy
+  // time, the workers' cycles by activity, the spread of their start and exit times) and, when destroyed,
+  // PREFIX-<instance>-tasks.csv (per task: executions and their summed cycles since the instance's start).
+  static const char* profile_prefix() {
+    const char* p = std::getenv("MEGAVIEW_MK_PROFILE");
+    return p && *p ? p : nullptr;
+  }
+  bool profile_on() const { return profile_prefix() != nullptr && settings_.queue == QueueDesign::Buckets; }
+  std::string profile_path(const char* what) const {
+    return std::string(profile_prefix()) + "-" + std::to_string(profile_id_) + "-" + what + ".csv";
+  }
+  mk::WorkerProfile* profile_begin(uint32_t num_tasks) {
+    if (!profile_on()) return nullptr;
+    if (profile_id_ < 0) {
+      static std::atomic<int> next{0};
+      profile_id_ = next++;
+    }
+    if (prof_task_cycles_.size() != num_tasks) {
+      prof_task_cycles_.resize(num_tasks);
+      prof_task_execs_.resize(num_tasks);
+      prof_task_cycles_.zero();
+      prof_task_execs_.zero();
+    }
+    mk::WorkerProfile h{};
+    h.first_start = h.first_exit = ~0ull;
+    h.task_cycles = prof_task_cycles_.data();
+    h.task_execs = prof_task_execs_.data();
+    prof_.upload(&h, 1);
+    return prof_.data();
+  }
+  void profile_end(const StepStats& st) {
+    if (!profile_on()) return;
+    mk::WorkerProfile h{};
+    prof_.download(&h, 1);
+    MV_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::string path = profile_path("slices");
+    FILE* f = std::fopen(path.c_str(), prof_slices_++ == 0 ? "w" : "a");
+    if (!f) return;
+    if (prof_slices_ == 1)
+      std::fprintf(f, "slice,busy_ms,work,tasks,clock_khz,warps,life_cycles,exec_cycles,claim_cycles,execs,"
+                      "start_spread_us,exit_spread_us,span_us,take_cycles,claims,rounds,lost,empty\n");
+    const double us = 1e-3;
+    std::fprintf(f, "%d,%.4f,%llu,%llu,%d,%llu,%llu,%llu,%llu,%llu,%.2f,%.2f,%.2f,%llu,%llu,%llu,%llu,%llu\n",
+                 prof_slices_ - 1, st.busy_ms,
+                 static_cast<unsigned long long>(st.work), static_cast<unsigned long long>(st.tasks), clock_khz_,
+                 h.warps, h.life_cycles, h.exec_cycles, h.claim_cycles, h.execs,
+                 (h.last_start - h.first_start) * us, (h.last_exit - h.first_exit) * us,
+                 (h.last_exit - h.first_start) * us, h.take_cycles, h.claims, h.rounds, h.lost, h.empty);
+    std::fclose(f);
+  }
+  void profile_write_tasks() noexcept {
+    if (profile_id_ < 0 || prof_task_cycles_.size() == 0) return;
+    const size_t n = prof_task_cycles_.size();
+    std::vector<unsigned long long> c(n);
+    std::vector<unsigned int> e(n);
+    if (cudaMemcpy(c.data(), prof_task_cycles_.data(), n * sizeof(c[0]), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(e.data(), prof_task_execs_.data(), n * sizeof(e[0]), cudaMemcpyDeviceToHost) != cudaSuccess)
+      return;
+    FILE* f = std::fopen(profile_path("tasks").c_str(), "w");
+    if (!f) return;
+    std::fprintf(f, "task,execs,cycles\n");
+    for (size_t i = 0; i < n; ++i) std::fprintf(f, "%zu,%u,%llu\n", i, e[i], c[i]);
+    std::fclose(f);
+  }
+
   /// Device properties, allocations and the launch configuration for (num_tasks, S, block size).
   void configure(uint32_t num_tasks, uint32_t block) {
     if (clock_khz_ == 0) {
@@ -279,7 +353,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     queue_.locking = design_ == QueueDesign::Kerbl;
     // Grid: everything that fits at once (co-residency is what lets warps spin on each other).
     smem_bytes_ = design_ == QueueDesign::Kerbl ? size_t(2) * S * (sizeof(float) + sizeof(uint32_t)) : 0;
-    kernel_ = mk::megakernel_entry<View>(design_);
+    kernel_ = mk::megakernel_entry<View>(design_, profile_on());
     const void* kernel = kernel_;
     cudaFuncAttributes fa{};
     MV_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
@@ -493,6 +567,11 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   DeviceBuffer<float> sorted_keys_;
   DeviceBuffer<uint8_t> flags_, temp_;
   DeviceBuffer<int> count_;
+  // measurement (profile_begin)
+  int profile_id_ = -1, prof_slices_ = 0;
+  DeviceBuffer<mk::WorkerProfile> prof_;
+  DeviceBuffer<unsigned long long> prof_task_cycles_;
+  DeviceBuffer<unsigned int> prof_task_execs_;
   // host stop flag (b)
   std::unique_ptr<mk::MappedFlag> stop_flag_;
   std::atomic<mk::MappedFlag*> stop_flag_ptr_{nullptr};

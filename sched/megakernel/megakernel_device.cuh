@@ -26,6 +26,9 @@ namespace mk {
 /// allocation units per warp).
 inline constexpr int kMegakernelMaxRegisters = 80;
 
+/// Kernel variant: QueueDesign::Buckets with its workers measured (WorkerProfile).
+inline constexpr int kBucketsProfiled = 3;
+
 /// The persistent kernel of one queue design (a template parameter, so that each design's kernel holds only
 /// its own worker loop and fits the register cap without spilling): blocks 0 … P−1 control, the others work.
 template <class View, int Design>
@@ -40,16 +43,19 @@ __global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, Q
     }
   } else {
     if (blockIdx.x < sp.controllers) table_controller_block(q, sp);
-    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets)) worker_warp_buckets(v, q, sp);
+    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets)) worker_warp_buckets<false>(v, q, sp);
+    else if constexpr (Design == kBucketsProfiled) worker_warp_buckets<true>(v, q, sp);
     else worker_warp_quanta(v, q, sp);
   }
 }
 
-/// The persistent kernel of queue design `d`.
+/// The persistent kernel of queue design `d` (`profiled`: the measured Buckets variant, kBucketsProfiled).
 template <class View>
-const void* megakernel_entry(QueueDesign d) {
+const void* megakernel_entry(QueueDesign d, bool profiled = false) {
   switch (d) {
-    case QueueDesign::Buckets: return reinterpret_cast<const void*>(&megakernel_kernel<View, 1>);
+    case QueueDesign::Buckets:
+      if (profiled) return reinterpret_cast<const void*>(&megakernel_kernel<View, kBucketsProfiled>);
+      return reinterpret_cast<const void*>(&megakernel_kernel<View, 1>);
     case QueueDesign::Quanta: return reinterpret_cast<const void*>(&megakernel_kernel<View, 2>);
     case QueueDesign::Kerbl: break;
   }

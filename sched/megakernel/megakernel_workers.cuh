@@ -29,6 +29,29 @@ namespace mv {
 
 namespace mk {
 
+/// Optional measurement of the `buckets` workers (MegakernelStrategy fills it when the environment variable
+/// MEGAVIEW_MK_PROFILE names an output prefix; null otherwise): where the worker warps' cycles go in one
+/// slice, and each task's cumulative execution cycles. Cycle counts are clock64 differences within one warp
+/// (SM clock); the four timestamps are %globaltimer (ns, comparable across SMs).
+struct WorkerProfile {
+  unsigned long long life_cycles;   ///< Σ over warps: worker loop entry to exit
+  unsigned long long exec_cycles;   ///< Σ: inside run_task_warp
+  unsigned long long claim_cycles;  ///< Σ: finding and taking a task (claim_ring_warp, take_claimed)
+  unsigned long long take_cycles;   ///< Σ: of which in take_claimed
+  unsigned long long claims, rounds, lost, empty;  ///< Σ over claims: ClaimCounts
+  unsigned long long execs;         ///< run_task_warp calls that traced paths
+  unsigned long long warps;         ///< worker warps that ran
+  unsigned long long first_start, last_start, first_exit, last_exit;  ///< ns (globaltimer)
+  unsigned long long* task_cycles;  ///< [num tasks] Σ run_task_warp cycles of the task's executions (all slices)
+  unsigned int* task_execs;         ///< [num tasks] its executions that traced paths
+};
+
+__device__ MV_INLINE unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 /// Per-slice kernel parameters.
 struct SliceParams {
   unsigned long long budget = 0;         ///< dequeue reservations allowed in this slice
@@ -57,6 +80,8 @@ struct SliceParams {
   float* bin_quantum = nullptr;          ///< [kPriorityBins] mean quantum of a bin (controller-written)
   float* credit = nullptr;               ///< [num tasks] Quanta: fractional batches carried over
   long long table_cycles = 0;            ///< how often the controller recomputes the table
+  WorkerProfile* prof = nullptr;         ///< Buckets: measurement (null: off)
+  int stay_leading = 0;                  ///< Buckets: MegakernelSettings::stay_leading
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -186,6 +211,14 @@ __device__ MV_INLINE bool stays_in_claimed_band(const QueueView& q, float claime
   return claimed_p < kUrgentPriority && priority_band(p) <= priority_band(claimed_p) + slack;
 }
 
+/// Buckets: whether a task whose priority is now p is at least as urgent as every waiting task (no urgent
+/// task waits and p's band is at most the window's first band cur_band), so that the greedy order would
+/// pick it next anyway (one lane; two relaxed loads).
+__device__ MV_INLINE bool leads_the_queue(const QueueView& q, float p) {
+  if (p >= kUrgentPriority || DeviceAtomic<int>(q.ctl[0].avail).load(cuda::memory_order_relaxed) > 0) return false;
+  return priority_band(p) <= DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
+}
+
 /// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
 __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
   return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
@@ -194,19 +227,34 @@ __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp
 /// QueueDesign::Buckets: the warp claims the front task of the most urgent non-empty band (every
 /// age_period-th claim: of the fullest ring), executes it once and re-enqueues it into its new priority
 /// band's ring (claim_ring_warp, bucket_ring).
-template <class View>
+template <bool Profile, class View>
 __device__ void worker_warp_buckets(const View& v, const QueueView& q, const SliceParams& sp) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u;
   uint32_t claims = 0;
+  WorkerProfile* const prof = sp.prof;
+  const long long life0 = Profile ? clock64() : 0;
+  unsigned long long exec_c = 0, claim_c = 0, execs = 0, take_c = 0, n_claims = 0;
+  ClaimCounts counts;
+  if (Profile && lane == 0) {
+    const unsigned long long t = global_ns();
+    atomicMin(&prof->first_start, t);
+    atomicMax(&prof->last_start, t);
+  }
   for (;;) {
     int go = lane == 0 ? static_cast<int>(reserve_work(q, sp, 1ull)) : 0;
     if (!__shfl_sync(kFull, go, 0)) break;
     const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
-    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged);
+    long long c0 = 0, k0 = 0, e0 = 0;  // Profile: clock64 at the claim, the take and the execution
+    if constexpr (Profile) c0 = clock64();
+    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
+    if constexpr (Profile) {
+      ++n_claims;
+      k0 = clock64();
+    }
     if (lane == 0) {
       Dequeued d;
       if (take_claimed(q.ring(static_cast<uint32_t>(ring)), sp.watchdog_cycles, d, sp.record)) {
@@ -223,16 +271,35 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       }
     }
     task = __shfl_sync(kFull, task, 0);
+    if constexpr (Profile) {
+      const long long k1 = clock64();
+      claim_c += static_cast<unsigned long long>(k1 - c0);
+      take_c += static_cast<unsigned long long>(k1 - k0);
+    }
     if (task == kNoTask) break;
     __syncwarp();
-    // Up to band_repeat batches in a row while the task stays in the band it was claimed from (an aged
-    // claim runs once: it served the fullest ring, not the most urgent one).
+    // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
+    // stay_leading) leads the queue (an aged claim runs once: it served the fullest ring, not the most
+    // urgent one).
     for (uint32_t runs = 1;; ++runs) {
+      if constexpr (Profile) e0 = clock64();
       const uint32_t paths = v.run_task_warp(task);
+      if constexpr (Profile) {
+        const unsigned long long e = static_cast<unsigned long long>(clock64() - e0);
+        exec_c += e;
+        if (paths != 0) {
+          ++execs;
+          if (lane == 0) {  // only this warp executes the task now
+            prof->task_cycles[task] += e;
+            prof->task_execs[task] += 1u;
+          }
+        }
+      }
       int again = 0;
       if (lane == 0) {
         again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
-                stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack);
+                (stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack) ||
+                 (sp.stay_leading && leads_the_queue(q, v.priority[task])));
         if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
         if (!again) finish_ranked(v, q, sp, task, paths, old_p);
       }
@@ -240,6 +307,21 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       __syncwarp();
       if (!again) break;
     }
+  }
+  if (Profile && lane == 0) {
+    const unsigned long long t = global_ns();
+    atomicMin(&prof->first_exit, t);
+    atomicMax(&prof->last_exit, t);
+    atomicAdd(&prof->life_cycles, static_cast<unsigned long long>(clock64() - life0));
+    atomicAdd(&prof->exec_cycles, exec_c);
+    atomicAdd(&prof->claim_cycles, claim_c);
+    atomicAdd(&prof->execs, execs);
+    atomicAdd(&prof->take_cycles, take_c);
+    atomicAdd(&prof->claims, n_claims);
+    atomicAdd(&prof->rounds, static_cast<unsigned long long>(counts.rounds));
+    atomicAdd(&prof->lost, static_cast<unsigned long long>(counts.lost));
+    atomicAdd(&prof->empty, static_cast<unsigned long long>(counts.empty));
+    atomicAdd(&prof->warps, 1ull);
   }
   if (lane == 0) atomicAdd(&q.main->workers_exited, 1u);
 }

@@ -395,14 +395,21 @@ __device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeu
   return take_claimed(q, watchdog, out, rec);
 }
 
+/// What claim_ring_warp calls did, added up over the calls (a measurement): rounds of reading the rings,
+/// races lost (the ring's entry went to another warp), rounds that found every ring empty.
+struct ClaimCounts {
+  uint32_t rounds = 0, lost = 0, empty = 0;
+};
+
 /// Several rings (QueueDesign::Buckets, a calendar queue over priority bands, sched/megakernel/priority_table.h):
 /// the whole warp claims one entry of the urgent ring 0 if it has one, else of the most urgent non-empty
 /// band in the window [cur, cur + W − 1] (ring 1 + j mod W holds band j), moving cur there, else of the far
 /// ring K − 1; with `aged`, of the ring with the most waiting entries instead (ageing: bands that wait long
 /// grow, and a few claims serve them whatever their priority). Lane l < rings reads ring l's avail, so one
 /// round trip finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
-/// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort).
-__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged) {
+/// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort). `cc`, if not null,
+/// counts what the call did (lane 0's count of lost races).
+__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
   const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
@@ -413,6 +420,10 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
     cur = __shfl_sync(kFull, cur, 0);
     const int a = lane < rings ? DeviceAtomic<int>(q.ctl[lane].avail).load(cuda::memory_order_relaxed) : 0;
     const unsigned mask = __ballot_sync(kFull, a > 0);
+    if (cc) {
+      ++cc->rounds;
+      if (!mask) ++cc->empty;
+    }
     int ring = -1;
     uint32_t band = cur;
     if (mask && aged) {
@@ -438,6 +449,7 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
             DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
         } else {
           avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo, look again
+          if (cc) ++cc->lost;
           ring = -1;
         }
       }
