@@ -33,10 +33,9 @@ void parse_size(const std::string& s, uint32_t& w, uint32_t& h) {
 
 /// "volume=ch2, smooth=0, …": the workload's knobs as this run has them (defaults, then the given ones).
 std::string knobs_text(const StrandWorkloadEntry& e, const ParamValues& given) {
-  ParamValues all = e.knob_defaults;
-  for (const auto& [k, v] : given) all[k] = v;
+  const ParamValues all = e.knob_values(given);
   std::string t;
-  for (const ParamSpec& k : e.knobs) t += (t.empty() ? "" : ", ") + k.name + "=" + all[k.name];
+  for (const ParamSpec& k : e.knobs) t += (t.empty() ? "" : ", ") + k.name + "=" + all.at(k.name);
   return t;
 }
 

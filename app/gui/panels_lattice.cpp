@@ -73,7 +73,7 @@ void lattice_section(GuiState& st) {
   // The one strategy picker (app/session/strategy_catalogue.h): this workload's kernels that this run has.
   const std::vector<std::string> available = run.strategies();
   const std::string name = strategy_picker("kernel", run.strategy(), WorkloadKind::Lattice, st.strands.gpu,
-                                           "this run has " + run.strategies().front() + " only (" +
+                                           "this run has " + available.front() + " only (" +
                                                st.strands.no_gpu_reason + ")",
                                            run.workload(), &available);
   if (!name.empty()) ls.queue("Set strategy " + name, [name](LatticeRun& r) { r.set_strategy(name); });

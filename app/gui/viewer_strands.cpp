@@ -42,9 +42,7 @@ void Viewer::enter_strand_mode(const std::string& workload, uint32_t width, uint
   }
   ss.workload = w->name;
   // The workload's own knobs: its defaults, then those of the command line that it has.
-  ss.workload_knobs = w->knob_defaults;
-  for (const auto& [name, text] : options_.strand_knobs)
-    if (find_param(w->knobs, name)) ss.workload_knobs[name] = text;
+  ss.workload_knobs = w->knob_values(options_.strand_knobs);
   ss.width = static_cast<int>(width > 0 ? width : w->default_width);
   ss.height = static_cast<int>(height > 0 ? height : w->default_height);
   const auto runs_here = [&](const std::string& name) {

@@ -239,9 +239,7 @@ nlohmann::json strand_report(const StrandOutcome& o) {
   j["knobs"]["grid"] = q.settings.grid.str();
   j["knobs"]["record_finish_order"] = q.settings.record_finish_order;
   if (!w.knobs.empty()) {  // the workload's own knobs, every one with the value the run had
-    ParamValues all = w.knob_defaults;
-    for (const auto& [name, text] : q.knobs) all[name] = text;
-    ParamValues& values = all;
+    ParamValues values = w.knob_values(q.knobs);
     j["workload_knobs"] = params_json(TextParams(w.knobs, values));
   }
   j["strategy_section"] = info.section;

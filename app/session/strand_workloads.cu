@@ -165,12 +165,12 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
                            "Phong-shaded volume ray caster on Colin27 (ch2), one strand per pixel, one step per update "
                            "(Lehmann 2023 A.1)",
                            460, 360, 4096, StrandViewKind::Orbit, strategies_for<VrLiteCam>(), vr_lite_cam_workload, volume_tolerance()));
-    set_knobs(v.back(), volume_knob_table(), vr_lite_cam_knob_defaults());
+    set_knobs(v.back(), volume_knob_table(), volume_knob_defaults<VrLiteCamParams>());
     v.back().paper_steps = {457.903, 311.090, 0.679};
     v.push_back(make_entry("illust-vr",
                            "curvature-based illustrative volume rendering on ch2 (Kindlmann 2003; Lehmann 2023 A.2)",
                            640, 480, 4096, StrandViewKind::Orbit, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
-    set_knobs(v.back(), volume_knob_table(), illust_vr_knob_defaults());
+    set_knobs(v.back(), volume_knob_table(), volume_knob_defaults<IllustVrParams>());
     v.back().paper_steps = {775.904, 378.906, 0.488};
     v.push_back(make_entry("path-tracer",
                            "the path tracer's patch tasks on room: one strand per pixel of 4x4 patches, 2 paths per "
@@ -223,6 +223,13 @@ void StrandWorkloadEntry::check_knobs(const ParamValues& values) const {
                      owners.empty() ? "is not a knob of any strand workload"
                                     : "applies to " + owners + ", not to " + name);
   }
+}
+
+ParamValues StrandWorkloadEntry::knob_values(const ParamValues& given) const {
+  ParamValues all = knob_defaults;
+  for (const auto& [knob, text] : given)
+    if (find_param(knobs, knob)) all[knob] = text;
+  return all;
 }
 
 const StrandWorkloadEntry& find_strand_workload(std::string_view name) {

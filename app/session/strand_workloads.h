@@ -65,6 +65,9 @@ struct StrandWorkloadEntry {
   /// first name in `knobs` that is not one of this workload's knobs, and parse_param's refusal for a value
   /// out of range.
   void check_knobs(const ParamValues& knobs) const;
+  /// Every knob's value for a run given `given`: knob_defaults, overridden by the entries of `given` that
+  /// are knobs of this workload (other names are ignored).
+  ParamValues knob_values(const ParamValues& given) const;
 
   /// Throws InputError("", "--strategy", …) listing the names if `name` is not registered.
   const StrategyInfo& strategy(std::string_view name) const;

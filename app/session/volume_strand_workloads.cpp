@@ -81,20 +81,6 @@ VolumeKnobs volume_knobs(const ParamValues& values, VolumeKnobs defaults) {
   return defaults;
 }
 
-VolumeKnobs vr_lite_cam_knob_defaults() {
-  VolumeKnobs k;
-  k.kernel = VrLiteCamParams{}.kernel;
-  k.step = VrLiteCamParams{}.step_voxels;
-  return k;
-}
-
-VolumeKnobs illust_vr_knob_defaults() {
-  VolumeKnobs k;
-  k.kernel = IllustVrParams{}.kernel;
-  k.step = IllustVrParams{}.step_voxels;
-  return k;
-}
-
 PinholeCamera volume_view_camera(const VolumeView& volume, const std::string& name, const StrandViewParams& view) {
   if (name == "ch2") return ch2_view_camera(volume, view);
   view.validate();
@@ -122,14 +108,14 @@ auto volume_workload(uint32_t width, uint32_t height, Side side, const StrandVie
 VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view,
                                const ParamValues& knobs) {
   return volume_workload<VrLiteCamParams>(
-      width, height, side, view, volume_knobs(knobs, vr_lite_cam_knob_defaults()),
+      width, height, side, view, volume_knobs(knobs, volume_knob_defaults<VrLiteCamParams>()),
       [](const VolumeView& v, const VrLiteCamParams& p) { return make_vr_lite_cam(v, p); });
 }
 
 IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view,
                             const ParamValues& knobs) {
   return volume_workload<IllustVrParams>(
-      width, height, side, view, volume_knobs(knobs, illust_vr_knob_defaults()),
+      width, height, side, view, volume_knobs(knobs, volume_knob_defaults<IllustVrParams>()),
       [](const VolumeView& v, const IllustVrParams& p) { return make_illust_vr(v, p); });
 }
 

@@ -54,17 +54,23 @@ VolumeKnobs volume_knobs(const ParamValues& values, VolumeKnobs defaults = {});
 /// default distance, which need not suit another volume. Throws InputError("view", field, …).
 PinholeCamera volume_view_camera(const VolumeView& volume, const std::string& name, const StrandViewParams& view);
 
-/// The knobs' defaults of each ray caster: ch2 unblurred, with the kernel and step of VrLiteCamParams{} and
-/// IllustVrParams{} (ctmr and bspln3 — illust-vr's curvature needs second derivatives —, both 0.5 voxel).
-VolumeKnobs vr_lite_cam_knob_defaults();
-VolumeKnobs illust_vr_knob_defaults();
+/// A ray caster's knob defaults: ch2 unblurred, with the kernel and step of its Params{} (VrLiteCamParams:
+/// ctmr; IllustVrParams: bspln3, since its curvature needs second derivatives; both 0.5 voxel).
+template <class Params>
+VolumeKnobs volume_knob_defaults() {
+  VolumeKnobs k;
+  k.kernel = Params{}.kernel;
+  k.step = Params{}.step_voxels;
+  return k;
+}
 
 /// vr-lite-cam with the default parameters (Lehmann 2023 Fig 3.2's 460 × 360 by default) at width × height,
-/// over `knobs` (volume_knobs over vr_lite_cam_knob_defaults()) on `side`, seen through volume_view_camera(view).
+/// over `knobs` (volume_knobs over volume_knob_defaults<VrLiteCamParams>()) on `side`, seen through
+/// volume_view_camera(view).
 VrLiteCam vr_lite_cam_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {},
                                const ParamValues& knobs = {});
 /// illust-vr with the default parameters (640 × 480 in the paper) at width × height, over `knobs`
-/// (volume_knobs over ch2, bspln3) on `side`, seen through volume_view_camera(view).
+/// (volume_knobs over volume_knob_defaults<IllustVrParams>()) on `side`, seen through volume_view_camera(view).
 IllustVr illust_vr_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view = {},
                             const ParamValues& knobs = {});
 /// ridge3d on ch2 pre-blurred by kRidge3dCh2Smooth voxels (loaded, blurred and uploaded once per process,
