@@ -44,6 +44,12 @@ class DeviceBuffer {
   void download(T* dst, size_t count, cudaStream_t stream = nullptr) const {
     if (count) MV_CUDA_CHECK(cudaMemcpyAsync(dst, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   }
+  /// Resizes `dst` to `count` and copies the first `count` elements into it (asynchronous on `stream`, like
+  /// the pointer form: synchronise before reading `dst`).
+  void download(std::vector<T>& dst, size_t count, cudaStream_t stream = nullptr) const {
+    dst.resize(count);
+    download(dst.data(), count, stream);
+  }
   void zero(cudaStream_t stream = nullptr) {
     if (count_) MV_CUDA_CHECK(cudaMemsetAsync(ptr_, 0, count_ * sizeof(T), stream));
   }

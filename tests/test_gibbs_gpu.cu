@@ -49,18 +49,14 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
   g.set_strategy("gibbs-groups");
   g.run_sweeps(13);
   EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
-  GibbsRun q(k, true);
-  set_block(q, bw, bh);
-  q.set_strategy("gibbs-persistent");
-  q.run_sweeps(6);
-  q.run_sweeps(7);
-  EXPECT_EQ(q.state(), want) << "gibbs-persistent " << what << " block " << bw << "x" << bh;
-  GibbsRun v(k, true);
-  set_block(v, bw, bh);
-  v.set_strategy("gibbs-window");
-  v.run_sweeps(6);
-  v.run_sweeps(7);
-  EXPECT_EQ(v.state(), want) << "gibbs-window " << what << " block " << bw << "x" << bh;
+  for (const char* strategy : {"gibbs-persistent", "gibbs-window"}) {  // 13 sweeps in two launches
+    GibbsRun q(k, true);
+    set_block(q, bw, bh);
+    q.set_strategy(strategy);
+    q.run_sweeps(6);
+    q.run_sweeps(7);
+    EXPECT_EQ(q.state(), want) << strategy << " " << what << " block " << bw << "x" << bh;
+  }
 }
 
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {

@@ -214,8 +214,9 @@ struct GibbsRun::Device {
     if (stop) cudaEventDestroy(stop);
   }
   template <int NX, bool Site = false, bool Window = false>
-  PoissonIsingRule<NX, Site, Window> rule(const PoissonIsingTables& t, int width) {
+  PoissonIsingRule<NX, Site, Window> rule(const PoissonIsingTables& t, int width, int rng_rounds) {
     PoissonIsingRule<NX, Site, Window> r;
+    r.rng_rounds = rng_rounds;
     r.lam_row = lam_row.data();
     r.lam_col = lam_col.data();
     r.lam_site = lam_site.data();
@@ -347,8 +348,7 @@ void GibbsRun::start() {
     d.sum.resize(n);
     d.sum.zero();
     const dim3 block(32, 8), grid((s_.width + 31) / 32, (s_.height + 7) / 8);
-    auto init_rule = d.rule<kPoissonIsingMaxTerms>(tables_, s_.width);
-    init_rule.rng_rounds = s_.philox_rounds;
+    const auto init_rule = d.rule<kPoissonIsingMaxTerms>(tables_, s_.width, s_.philox_rounds);
     lattice_initial_kernel<<<grid, block>>>(init_rule, d.x.data(), s_.width,
                                             s_.height, static_cast<uint32_t>(s_.seed));
     MV_CUDA_CHECK_LAUNCH();
@@ -418,8 +418,7 @@ template <int NX, bool Site>
 void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
   using Rule = PoissonIsingRule<NX, Site>;
-  Rule rule = d.rule<NX, Site>(tables_, s_.width);
-  rule.rng_rounds = s_.philox_rounds;
+  const Rule rule = d.rule<NX, Site>(tables_, s_.width, s_.philox_rounds);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
   if (strategy_ == kGroups) {
@@ -433,9 +432,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   } else if (strategy_ == kPersistent) {
     launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kWindow) {
-    auto wrule = d.rule<NX, Site, true>(tables_, s_.width);
-    wrule.rng_rounds = s_.philox_rounds;
-    launch_persistent(wrule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
+    launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {

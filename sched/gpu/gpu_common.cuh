@@ -44,12 +44,9 @@ template <class State>
 void download_strand_arrays(const DeviceBuffer<State>& d_state, const DeviceBuffer<WorkStatus>& d_status,
                             const DeviceBuffer<uint32_t>& d_steps, uint32_t n, std::vector<State>& state,
                             std::vector<WorkStatus>& status, std::vector<uint32_t>& steps) {
-  state.resize(n);
-  status.resize(n);
-  steps.resize(n);
-  d_state.download(state.data(), n);
-  d_status.download(status.data(), n);
-  d_steps.download(steps.data(), n);
+  d_state.download(state, n);
+  d_status.download(status, n);
+  d_steps.download(steps, n);
   MV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 

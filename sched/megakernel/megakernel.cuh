@@ -509,12 +509,9 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     order_tickets_.clear();
     if (settings_.record_order && s.dequeues > 0) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(s.dequeues, settings_.record_capacity));
-      order_keys_.resize(n);
-      order_tasks_.resize(n);
-      order_tickets_.resize(n);
-      record_.download(order_keys_.data(), n);
-      record_task_.download(order_tasks_.data(), n);
-      record_ticket_.download(order_tickets_.data(), n);
+      record_.download(order_keys_, n);
+      record_task_.download(order_tasks_, n);
+      record_ticket_.download(order_tickets_, n);
       MV_CUDA_CHECK(cudaDeviceSynchronize());
       s.order_score = order_score(order_keys_);
       s.recorded = n;
