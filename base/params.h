@@ -270,11 +270,11 @@ class ParamTable {
   }
   const std::vector<ParamSpec>& specs() const { return specs_; }
   const std::vector<Entry>& entries() const { return entries_; }
-  /// Throws InputError("", "--name", …) for the first field of `s` that its spec does not allow.
-  void check(const S& s) const {
+  /// Throws InputError(file, "--name", …) for the first field of `s` that its spec does not allow.
+  void check(const S& s, const std::string& file = "") const {
     for (const Entry& e : entries_) {
       const double v = e.get(s);
-      if (!param_allows(e.spec, v)) throw param_refusal(e.spec, param_text(e.spec, v));
+      if (!param_allows(e.spec, v)) throw param_refusal(e.spec, param_text(e.spec, v), "", file);
     }
   }
 

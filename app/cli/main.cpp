@@ -384,26 +384,9 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
       ->capture_default_str();
   cmd->add_option("--size", s.size, "WxH strands (default: the workload's, the paper's strand count)")
       ->check(cli::non_empty("WxH"));
-  cmd->add_option("--azimuth", s.view.azimuth_deg, "orbit view: camera azimuth, degrees (0: from the front)")
-      ->check(cli::real({-360.0}, {360.0}, "degrees"))
-      ->capture_default_str();
-  cmd->add_option("--elevation", s.view.elevation_deg, "orbit view: camera elevation, degrees")
-      ->check(cli::real({-89.0}, {89.0}, "degrees"))
-      ->capture_default_str();
-  cmd->add_option("--distance", s.view.distance,
-                  "orbit view: eye distance from the volume centre, world units (the default frames a volume other "
-                  "than ch2)")
-      ->check(cli::real({kMinStrandDistance}, {kMaxStrandDistance}, "world units"))
-      ->capture_default_str();
-  cmd->add_option("--center-x", s.view.center_x, "plane view: real part of the image centre")
-      ->check(cli::real({-1e3}, {1e3}, ""))
-      ->capture_default_str();
-  cmd->add_option("--center-y", s.view.center_y, "plane view: imaginary part of the image centre")
-      ->check(cli::real({-1e3}, {1e3}, ""))
-      ->capture_default_str();
-  cmd->add_option("--half-height", s.view.half_height, "plane view: half the imaginary extent")
-      ->check(cli::real({1e-300}, {1e3}, ""))
-      ->capture_default_str();
+  add_param_options(*cmd, strand_view_knobs().specs(), "view", [&s](const std::string& name, const std::string& text) {
+    BoundParams<StrandViewParams>(strand_view_knobs(), s.view).apply({{name, text}});
+  });
   add_param_options(*cmd, strand_workload_knobs(), "workload knob",
                     [&s](const std::string& name, const std::string& text) { s.knobs[name] = text; });
   cmd->add_option("--out", s.out, "output PNG")->required();
@@ -414,16 +397,13 @@ CLI::App* add_strands_command(CLI::App& app, StrandsCommand& s) {
 /// naming the option and the workloads whose view has it.
 void check_strands_view_options(const CLI::App& cmd, const StrandsCommand& s) {
   const StrandViewKind kind = find_strand_workload(s.workload).view_kind;
-  const std::pair<StrandViewKind, std::vector<const char*>> by_kind[] = {
-      {StrandViewKind::Orbit, {"--azimuth", "--elevation", "--distance"}},
-      {StrandViewKind::Plane, {"--center-x", "--center-y", "--half-height"}}};
-  for (const auto& [k, options] : by_kind) {
+  for (const StrandViewKind k : {StrandViewKind::Orbit, StrandViewKind::Plane}) {
     if (k == kind) continue;
     std::string owners;
     for (const StrandWorkloadEntry& e : strand_workloads())
       if (e.view_kind == k) owners += (owners.empty() ? "" : ", ") + e.name;
-    for (const char* o : options)
-      if (cmd.count(o) > 0) throw InputError("", o, "applies to " + owners + ", not to " + s.workload);
+    for (const std::string& name : strand_view_knob_names(k))
+      if (cmd.count("--" + name) > 0) throw InputError("", "--" + name, "applies to " + owners + ", not to " + s.workload);
   }
 }
 

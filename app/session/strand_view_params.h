@@ -10,20 +10,26 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "base/errors.h"
+#include "base/params.h"
 #include "render/strands/volume_ray.h"
 
 namespace mv {
 
+struct StrandViewParams;
+const ParamTable<StrandViewParams>& strand_view_knobs();
+
 struct StrandViewParams {
   // Volume workloads (vr-lite-cam, illust-vr): orbit_camera around the volume's centre, fov kCh2Fov.
-  float azimuth_deg = kCh2Azimuth;      ///< degrees, [−360, 360] (0: eye on +y, 90: on +x)
-  float elevation_deg = kCh2Elevation;  ///< degrees above the x-y plane, [−89, 89]
-  float distance = kCh2Distance;        ///< eye to volume centre, world units (mm), [0.001, 1e6]
+  // The ranges are strand_view_knobs()'.
+  float azimuth_deg = kCh2Azimuth;      ///< degrees (0: eye on +y, 90: on +x)
+  float elevation_deg = kCh2Elevation;  ///< degrees above the x-y plane
+  float distance = kCh2Distance;        ///< eye to volume centre, world units (mm)
   // Mandelbrot: the complex-plane region, square pixels (the real half-width is half_height·width/height).
-  double center_x = -0.5, center_y = 0.0;  ///< centre of the image, complex plane, finite, |·| ≤ 1e3
-  double half_height = 1.6;                ///< half the imaginary extent, (0, 1e3]
+  double center_x = -0.5, center_y = 0.0;  ///< centre of the image, complex plane
+  double half_height = 1.6;                ///< half the imaginary extent
 
   bool operator==(const StrandViewParams& o) const {
     return azimuth_deg == o.azimuth_deg && elevation_deg == o.elevation_deg && distance == o.distance &&
@@ -31,22 +37,37 @@ struct StrandViewParams {
   }
   bool operator!=(const StrandViewParams& o) const { return !(*this == o); }
 
-  /// Throws InputError("view", "<field>", "<value> is out of range …") for a field outside its range above.
-  void validate() const {
-    auto fail = [](const char* field, double v, const char* range) {
-      std::ostringstream s;
-      s << v << " is out of range " << range;
-      throw InputError("view", field, s.str());
-    };
-    if (!(azimuth_deg >= -360.f && azimuth_deg <= 360.f)) fail("azimuth_deg", azimuth_deg, "[-360, 360] degrees");
-    if (!(elevation_deg >= -89.f && elevation_deg <= 89.f)) fail("elevation_deg", elevation_deg, "[-89, 89] degrees");
-    if (!(distance >= kMinStrandDistance && distance <= kMaxStrandDistance))
-      fail("distance", distance, "[0.001, 1e6] world units");
-    if (!(std::fabs(center_x) <= 1e3)) fail("center_x", center_x, "[-1000, 1000]");
-    if (!(std::fabs(center_y) <= 1e3)) fail("center_y", center_y, "[-1000, 1000]");
-    if (!(half_height > 0.0 && half_height <= 1e3)) fail("half_height", half_height, "(0, 1000]");
-  }
+  /// Throws InputError("view", "--<knob>", "must be <range>, got …") for the first field outside its range
+  /// in strand_view_knobs().
+  void validate() const;
 };
+
+/// The view's fields as knobs (base/params.h), each with its range and doc, described once: `megaview
+/// strands`' view options (--azimuth … --half-height), validate() and so the viewer's checks of a scripted
+/// or restored view come from this table. The smallest half-height, 1e-12, is where the wheel's zoom stops.
+inline const ParamTable<StrandViewParams>& strand_view_knobs() {
+  static const ParamTable<StrandViewParams> table = [] {
+    using V = StrandViewParams;
+    using K = ParamKind;
+    ParamTable<V> t;
+    t.add(make_param("azimuth", K::Real, -360, 360, "orbit view: camera azimuth, degrees (0: eye on +y, 90: on +x)", ""),
+          &V::azimuth_deg);
+    t.add(make_param("elevation", K::Real, -89, 89, "orbit view: camera elevation above the x-y plane, degrees", ""),
+          &V::elevation_deg);
+    t.add(make_param("distance", K::Real, 1e-3, 1e6,
+                     "orbit view: eye distance from the volume centre, world units (mm; the default frames ch2)", ""),
+          &V::distance);
+    t.add(make_param("center-x", K::Real, -1e3, 1e3, "plane view: real part of the image centre", ""), &V::center_x);
+    t.add(make_param("center-y", K::Real, -1e3, 1e3, "plane view: imaginary part of the image centre", ""),
+          &V::center_y);
+    t.add(make_param("half-height", K::Real, 1e-12, 1e3, "plane view: half the imaginary extent", ""),
+          &V::half_height);
+    return t;
+  }();
+  return table;
+}
+
+inline void StrandViewParams::validate() const { strand_view_knobs().check(*this, "view"); }
 
 /// Which fields of StrandViewParams a workload reads, and so what the viewer's mouse does with it.
 enum class StrandViewKind {
@@ -54,6 +75,13 @@ enum class StrandViewKind {
   Plane,  ///< center_x, center_y, half_height (mandelbrot): drag pans, the wheel zooms around the cursor
   Fixed,  ///< no field (path-tracer: the scene file's camera): drag and wheel do nothing
 };
+
+/// The names of the knobs of strand_view_knobs() that a workload of `kind` reads (Fixed: none).
+inline std::vector<std::string> strand_view_knob_names(StrandViewKind kind) {
+  if (kind == StrandViewKind::Orbit) return {"azimuth", "elevation", "distance"};
+  if (kind == StrandViewKind::Plane) return {"center-x", "center-y", "half-height"};
+  return {};
+}
 
 /// The fields of `v` that a workload of `kind` reads, as one line (the Strands section, the log).
 inline std::string strand_view_text(StrandViewKind kind, const StrandViewParams& v) {
@@ -93,7 +121,7 @@ inline StrandViewParams strand_view_drag(StrandViewKind kind, StrandViewParams v
 
 /// `steps` wheel steps (positive: towards the image) scale the distance (Orbit) or the half-height (Plane)
 /// by 0.9^steps. Plane zooms around the cursor at (ox, oy) pixels from the image's centre (x right, y down),
-/// which keeps the point under it in place. The results stay inside validate()'s ranges. Fixed: `v`.
+/// which keeps the point under it in place. The results stay inside strand_view_knobs()' ranges. Fixed: `v`.
 inline StrandViewParams strand_view_zoom(StrandViewKind kind, StrandViewParams v, float steps, float ox, float oy,
                                          float shown_height) {
   if (kind == StrandViewKind::Fixed) return v;
