@@ -277,26 +277,26 @@ bool Viewer::queue_smoke_actions() {
 bool Viewer::run_smoke_action(const SmokeAction& a) {
   // One handler per action of smoke_rules() (app/gui/smoke_script.h), each doing what its panel control
   // does; parse_smoke_action checked the value's form. Returns whether a Session setting was switched.
+  spdlog::info("smoke: frame {}: {}{}{}", frame_index_, a.action, a.value.empty() ? "" : "=", a.value);
   using Handler = std::function<bool(Viewer&, const std::string&)>;
-  const auto log = [](Viewer& v, const std::string& action, const std::string& value) {
-    spdlog::info("smoke: frame {}: {}{}{}", v.frame_index_, action, value.empty() ? "" : "=", value);
+  // A control that changes the viewer's state only (no Session setting switched).
+  const auto set = [](std::function<void(Viewer&, const std::string&)> change) -> Handler {
+    return [change](Viewer& v, const std::string& value) {
+      change(v, value);
+      return false;
+    };
   };
   const auto queue_left = [](Viewer& v, const std::string& action, std::function<void(Session&)> change) {
     v.state_.queue_on(Target::Left, action, std::move(change));
     return true;
   };
-  const auto view = [log](const char* action) {
-    return [log, action](Viewer& v, const std::string& value) {
-      log(v, action, value);
+  const auto view = [set](const char* action) {
+    return set([action](Viewer& v, const std::string& value) {
       StrandState& ss = v.state_.strands;
-      if (std::string(action) == "strand-view-reset") {
-        ss.view = StrandViewParams{};
-      } else {
-        ss.view = smoke_view(action, value, ss.view);  // checked when --smoke-at was parsed
-      }
+      // The script's value was checked when --smoke-at was parsed.
+      ss.view = std::string(action) == "strand-view-reset" ? StrandViewParams{} : smoke_view(action, value, ss.view);
       ss.run_requested = true;
-      return false;
-    };
+    });
   };
   const auto split_side = [](bool is_strategy) {
     return [is_strategy](Viewer& v, const std::string& name) {
@@ -322,6 +322,37 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       return true;
     };
   };
+  const auto set_grid = [](Viewer& v, const std::string& value) {
+    StrandState& ss = v.state_.strands;
+    std::string text = value;
+    std::replace(text.begin(), text.end(), ':', ',');
+    try {
+      const GridConfig g = parse_grid(text, "grid");
+      ss.grid_auto = g.automatic;
+      if (!g.automatic) {
+        ss.grid_n = g.blocks;
+        ss.grid_b = g.threads;
+        ss.knobs.grid.work_unit = g.work_unit;
+      }
+      ss.run_requested = true;
+    } catch (const std::exception& e) {
+      v.state_.report("Set grid " + value, e);
+    }
+    v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); });
+  };
+  const auto show_lattice_view = [](Viewer& v, const std::string& value) {
+    if (!v.lattice_) return;
+    const std::vector<std::string> views = v.lattice_->views();
+    const auto it = std::find(views.begin(), views.end(), value);
+    if (it != views.end()) {
+      v.state_.lattice.view = static_cast<size_t>(it - views.begin());
+      return;
+    }
+    std::string names;
+    for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
+    v.state_.report("Show " + value, InputError("", "lattice-view", "\"" + value + "\" is not a view of " +
+                                                                    v.state_.lattice.workload + " (" + names + ")"));
+  };
   static const std::map<std::string, Handler> handlers = {
       {"priority",
        [queue_left](Viewer& v, const std::string& name) {
@@ -332,109 +363,38 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
        [queue_left](Viewer& v, const std::string& name) {
          return queue_left(v, "Set strategy " + name, [name](Session& session) { session.set_strategy(name); });
        }},
-      {"capture",
-       [log](Viewer& v, const std::string&) {
-         log(v, "capture", "");
-         v.state_.capture_requested = true;  // what F12 and the Screenshot button do
-         return false;
-       }},
-      {"split",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "split", value);
-         v.state_.split.request = value == "on" ? SplitState::Request::On : SplitState::Request::Off;
-         return false;
-       }},
+      // What F12 and the Screenshot button do.
+      {"capture", set([](Viewer& v, const std::string&) { v.state_.capture_requested = true; })},
+      {"split", set([](Viewer& v, const std::string& on) {
+         v.state_.split.request = on == "on" ? SplitState::Request::On : SplitState::Request::Off;
+       })},
       {"split-strategy", split_side(true)},
       {"split-priority", split_side(false)},
-      {"divider",
-       [](Viewer& v, const std::string& value) {
-         v.state_.split.divider = std::clamp(std::stof(value), 0.f, 1.f);
-         spdlog::info("smoke: frame {}: divider={:.3f}", v.frame_index_, v.state_.split.divider);
-         return false;
-       }},
-      {"workload",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "workload", value);
-         v.state_.strands.mode_request = value == kProgressiveModeValue ? std::string(kPathTracerMode) : value;
-         return false;
-       }},
-      {"strand-strategy",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "strand-strategy", value);
-         v.state_.strands.strategy = value;  // checked when the run starts
+      {"divider", set([](Viewer& v, const std::string& f) { v.state_.split.divider = std::clamp(std::stof(f), 0.f, 1.f); })},
+      {"workload", set([](Viewer& v, const std::string& w) {
+         v.state_.strands.mode_request = w == kProgressiveModeValue ? std::string(kPathTracerMode) : w;
+       })},
+      // The strategy is checked when the run starts.
+      {"strand-strategy", set([](Viewer& v, const std::string& s) {
+         v.state_.strands.strategy = s;
          v.state_.strands.run_requested = true;
-         return false;
-       }},
-      {"grid",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "grid", value);
-         StrandState& ss = v.state_.strands;
-         std::string text = value;
-         std::replace(text.begin(), text.end(), ':', ',');
-         try {
-           const GridConfig g = parse_grid(text, "grid");
-           ss.grid_auto = g.automatic;
-           if (!g.automatic) {
-             ss.grid_n = g.blocks;
-             ss.grid_b = g.threads;
-             ss.knobs.grid.work_unit = g.work_unit;
-           }
-           ss.run_requested = true;
-         } catch (const std::exception& e) {
-           v.state_.report("Set grid " + value, e);
-         }
-         return false;
-       }},
-      {"strand-size",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "strand-size", value);
-         const auto [w, h] = parse_strand_size(value, "strand-size");  // at most 9 digits each: fits an int
+       })},
+      {"grid", set(set_grid)},
+      {"strand-size", set([](Viewer& v, const std::string& size) {
+         const auto [w, h] = parse_strand_size(size, "strand-size");  // at most 9 digits each: fits an int
          v.state_.strands.size_request = std::make_pair(static_cast<int>(w), static_cast<int>(h));
-         return false;
-       }},
-      {"strand-view",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "strand-view", value);
-         v.state_.strands.heat_map = value == "heat";
-         return false;
-       }},
-      {"lattice-strategy",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "lattice-strategy", value);
-         v.state_.lattice.queue("Set strategy " + value, [value](LatticeRun& r) { r.set_strategy(value); });
-         return false;
-       }},
-      {"lattice-view",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "lattice-view", value);
-         if (!v.lattice_) return false;
-         const std::vector<std::string> views = v.lattice_->views();
-         const auto it = std::find(views.begin(), views.end(), value);
-         if (it == views.end()) {
-           std::string names;
-           for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
-           v.state_.report("Show " + value, InputError("", "lattice-view", "\"" + value + "\" is not a view of " +
-                                                                           v.state_.lattice.workload + " (" + names + ")"));
-         } else {
-           v.state_.lattice.view = static_cast<size_t>(it - views.begin());
-         }
-         return false;
-       }},
-      {"lattice-pause",
-       [log](Viewer& v, const std::string& value) {
-         log(v, "lattice-pause", value);
-         v.state_.lattice.paused = value == "on";
-         return false;
-       }},
-      {"lattice-restart",
-       [log](Viewer& v, const std::string&) {
-         log(v, "lattice-restart", "");
-         v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); });
-         return false;
-       }},
+       })},
+      {"strand-view", set([](Viewer& v, const std::string& shown) { v.state_.strands.heat_map = shown == "heat"; })},
       {"strand-orbit", view("strand-orbit")},
       {"strand-pan", view("strand-pan")},
       {"strand-view-reset", view("strand-view-reset")},
+      {"lattice-strategy", set([](Viewer& v, const std::string& s) {
+         v.state_.lattice.queue("Set strategy " + s, [s](LatticeRun& r) { r.set_strategy(s); });
+       })},
+      {"lattice-view", set(show_lattice_view)},
+      {"lattice-pause", set([](Viewer& v, const std::string& on) { v.state_.lattice.paused = on == "on"; })},
+      {"lattice-restart",
+       set([](Viewer& v, const std::string&) { v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); }); })},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
   // A generated widget of the Lattice section: of the run on screen, or of the lattice workload a switch
@@ -442,7 +402,6 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
   const std::optional<std::string>& switching = state_.strands.mode_request;
   const LatticeWorkloadEntry* next = switching ? find_lattice_workload(*switching) : nullptr;
   if ((lattice_ && !next && lattice_->params().has(a.action)) || (next && find_param(next->knobs, a.action))) {
-    log(*this, a.action, a.value);
     state_.lattice.queue("Set " + a.action + " " + a.value, lattice_knob_change(a.action, a.value));
     return false;
   }
@@ -454,7 +413,6 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     return true;
   }
   if (strand_params_have(a.action)) {  // a generated widget of the Strands section
-    log(*this, a.action, a.value);
     try {
       BoundParams<StrandRunSettings>(strand_params(), state_.strands.knobs).apply({{a.action, a.value}});
       state_.strands.run_requested = true;
@@ -464,7 +422,6 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     return false;
   }
   if (state_.strands.active() && find_param(strand_workload_knobs(), a.action)) {  // the workload's own knobs
-    log(*this, a.action, a.value);
     try {
       const StrandWorkloadEntry& w = find_strand_workload(state_.strands.workload);
       w.check_knobs({{a.action, a.value}});

@@ -109,7 +109,15 @@ MV_HD MV_INLINE void axis_taps(float x, int n, int* idx, float (*w)[2 * KernelTa
   if constexpr (D >= 2) KernelTaps<K>::template weights<2>(f, w[2]);
 }
 
-/// Value and index-space derivatives up to order D at index position p.
+#if defined(__CUDA_ARCH__)
+#define MV_FIELD_UNROLL _Pragma("unroll")
+#else
+#define MV_FIELD_UNROLL
+#endif
+
+/// Value and index-space derivatives up to order D at index position p: the separable filter runs along x,
+/// then y, then z, and each pass carries every partial of total order ≤ D to the next. Every loop has a
+/// compile-time trip count and is unrolled on the GPU, so the partials stay in registers.
 template <KernelKind K, int D>
 MV_HD inline FieldSample probe_index(const VolumeView& v, Vec3 p) {
   constexpr int T = 2 * KernelTaps<K>::kRadius;
@@ -119,55 +127,47 @@ MV_HD inline FieldSample probe_index(const VolumeView& v, Vec3 p) {
   axis_taps<K, D>(p.y, v.ny, iy, wy);
   axis_taps<K, D>(p.z, v.nz, iz, wz);
 
-  // Naming: sABC is the partial derivative of order A in x, B in y, C in z.
-  float s000 = 0.f, s100 = 0.f, s010 = 0.f, s001 = 0.f;
-  float s200 = 0.f, s110 = 0.f, s101 = 0.f, s020 = 0.f, s011 = 0.f, s002 = 0.f;
+  // s[a][b][c]: the partial derivative of order a in x, b in y, c in z (a + b + c ≤ D).
+  float s[D + 1][D + 1][D + 1] = {};
+  MV_FIELD_UNROLL
   for (int k = 0; k < T; ++k) {
-    float a00 = 0.f, a10 = 0.f, a01 = 0.f, a20 = 0.f, a11 = 0.f, a02 = 0.f;  // x–y partials of slab k
+    float sxy[D + 1][D + 1] = {};  // the x–y partials of slab k
+    MV_FIELD_UNROLL
     for (int j = 0; j < T; ++j) {
       const float* row = v.data + (static_cast<size_t>(iz[k]) * v.ny + iy[j]) * v.nx;
-      float r0 = 0.f, r1 = 0.f, r2 = 0.f;  // x partials of row j
+      float sx[D + 1] = {};  // the x partials of row j
+      MV_FIELD_UNROLL
       for (int i = 0; i < T; ++i) {
-        const float s = row[ix[i]];
-        r0 += wx[0][i] * s;
-        if constexpr (D >= 1) r1 += wx[1][i] * s;
-        if constexpr (D >= 2) r2 += wx[2][i] * s;
+        const float sample = row[ix[i]];
+        MV_FIELD_UNROLL
+        for (int a = 0; a <= D; ++a) sx[a] += wx[a][i] * sample;
       }
-      a00 += wy[0][j] * r0;
-      if constexpr (D >= 1) {
-        a10 += wy[0][j] * r1;
-        a01 += wy[1][j] * r0;
-      }
-      if constexpr (D >= 2) {
-        a20 += wy[0][j] * r2;
-        a11 += wy[1][j] * r1;
-        a02 += wy[2][j] * r0;
+      MV_FIELD_UNROLL
+      for (int a = 0; a <= D; ++a) {
+        MV_FIELD_UNROLL
+        for (int b = 0; a + b <= D; ++b) sxy[a][b] += wy[b][j] * sx[a];
       }
     }
-    s000 += wz[0][k] * a00;
-    if constexpr (D >= 1) {
-      s100 += wz[0][k] * a10;
-      s010 += wz[0][k] * a01;
-      s001 += wz[1][k] * a00;
-    }
-    if constexpr (D >= 2) {
-      s200 += wz[0][k] * a20;
-      s110 += wz[0][k] * a11;
-      s020 += wz[0][k] * a02;
-      s101 += wz[1][k] * a10;
-      s011 += wz[1][k] * a01;
-      s002 += wz[2][k] * a00;
+    MV_FIELD_UNROLL
+    for (int a = 0; a <= D; ++a) {
+      MV_FIELD_UNROLL
+      for (int b = 0; a + b <= D; ++b) {
+        MV_FIELD_UNROLL
+        for (int c = 0; a + b + c <= D; ++c) s[a][b][c] += wz[c][k] * sxy[a][b];
+      }
     }
   }
   FieldSample r;
-  r.value = s000;
-  r.gradient = {s100, s010, s001};
-  r.hessian.xx = s200;
-  r.hessian.xy = s110;
-  r.hessian.xz = s101;
-  r.hessian.yy = s020;
-  r.hessian.yz = s011;
-  r.hessian.zz = s002;
+  r.value = s[0][0][0];
+  if constexpr (D >= 1) r.gradient = {s[1][0][0], s[0][1][0], s[0][0][1]};
+  if constexpr (D >= 2) {
+    r.hessian.xx = s[2][0][0];
+    r.hessian.xy = s[1][1][0];
+    r.hessian.xz = s[1][0][1];
+    r.hessian.yy = s[0][2][0];
+    r.hessian.yz = s[0][1][1];
+    r.hessian.zz = s[0][0][2];
+  }
   return r;
 }
 
