@@ -50,17 +50,17 @@ inline const ParamTable<StrandViewParams>& strand_view_knobs() {
     using V = StrandViewParams;
     using K = ParamKind;
     ParamTable<V> t;
-    t.add(make_param("azimuth", K::Real, -360, 360, "orbit view: camera azimuth, degrees (0: eye on +y, 90: on +x)", ""),
+    t.add(make_param("azimuth", K::Real, -360, 360, "orbit: camera azimuth, degrees (0: eye on +y, 90: on +x)", ""),
           &V::azimuth_deg);
-    t.add(make_param("elevation", K::Real, -89, 89, "orbit view: camera elevation above the x-y plane, degrees", ""),
+    t.add(make_param("elevation", K::Real, -89, 89, "orbit: camera elevation above the x-y plane, degrees", ""),
           &V::elevation_deg);
     t.add(make_param("distance", K::Real, 1e-3, 1e6,
-                     "orbit view: eye distance from the volume centre, world units (mm; the default frames ch2)", ""),
+                     "orbit: eye distance from the volume centre, world units (mm; the default frames ch2)", ""),
           &V::distance);
-    t.add(make_param("center-x", K::Real, -1e3, 1e3, "plane view: real part of the image centre", ""), &V::center_x);
-    t.add(make_param("center-y", K::Real, -1e3, 1e3, "plane view: imaginary part of the image centre", ""),
+    t.add(make_param("center-x", K::Real, -1e3, 1e3, "plane: real part of the image centre", ""), &V::center_x);
+    t.add(make_param("center-y", K::Real, -1e3, 1e3, "plane: imaginary part of the image centre", ""),
           &V::center_y);
-    t.add(make_param("half-height", K::Real, 1e-12, 1e3, "plane view: half the imaginary extent", ""),
+    t.add(make_param("half-height", K::Real, 1e-12, 1e3, "plane: half the imaginary extent", ""),
           &V::half_height);
     return t;
   }();

@@ -161,13 +161,13 @@ const std::vector<StrandWorkloadEntry>& strand_workloads() {
     v.push_back(make_entry("mandelbrot", "escape-time fractal, one strand per pixel, cap 1900 (Lehmann 2023 A.3)",
                            2000, 2000, 16384, StrandViewKind::Plane, mandelbrot_strand_strategies(), mandelbrot_workload));
     v.back().paper_steps = {284.571, 679.472, 2.388};
-    v.push_back(make_entry("vr-lite-cam",
+    v.push_back(make_entry(VrLiteCam::kName,
                            "Phong-shaded volume ray caster on Colin27 (ch2), one strand per pixel, one step per update "
                            "(Lehmann 2023 A.1)",
                            460, 360, 4096, StrandViewKind::Orbit, strategies_for<VrLiteCam>(), vr_lite_cam_workload, volume_tolerance()));
     set_knobs(v.back(), volume_knob_table(), volume_knob_defaults<VrLiteCamParams>());
     v.back().paper_steps = {457.903, 311.090, 0.679};
-    v.push_back(make_entry("illust-vr",
+    v.push_back(make_entry(IllustVr::kName,
                            "curvature-based illustrative volume rendering on ch2 (Kindlmann 2003; Lehmann 2023 A.2)",
                            640, 480, 4096, StrandViewKind::Orbit, strategies_for<IllustVr>(), illust_vr_workload, volume_tolerance()));
     set_knobs(v.back(), volume_knob_table(), volume_knob_defaults<IllustVrParams>());

@@ -90,6 +90,8 @@ struct IllustVr : IllustVrStyle {
   using State = RayState;
   /// Highest derivative of the field a sample probes (the Hessian, for the curvatures).
   static constexpr int kDerivatives = 2;
+  /// The Diderot program's name: the context of its parameters' errors.
+  static constexpr const char* kName = "illust-vr";
 
   VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, opacity table
   Vec3 flat_color{0.85f};

@@ -5,22 +5,18 @@
 
 namespace mv {
 
-namespace {
-const char* const kContext = "vr-lite-cam";
-}
-
 void VrLiteCamParams::validate() const {
   using namespace param_check;
-  validate_volume_ray(volume_ray_spec(*this, VrLiteCam::kDerivatives), kContext);
-  headlight(kContext, ka, kd, min_gradient);
-  range(kContext, "ks", ks, 0.0, 4.0);
-  range(kContext, "shininess", shininess, 1, 1024);
+  validate_volume_ray(volume_ray_spec(*this, VrLiteCam::kDerivatives), VrLiteCam::kName);
+  headlight(VrLiteCam::kName, ka, kd, min_gradient);
+  range(VrLiteCam::kName, "ks", ks, 0.0, 4.0);
+  range(VrLiteCam::kName, "shininess", shininess, 1, 1024);
 }
 
 VrLiteCam make_vr_lite_cam(const VolumeView& volume, const VrLiteCamParams& p) {
   p.validate();
   VrLiteCam w;
-  w.ray = make_volume_ray_caster(volume, volume_ray_spec(p, VrLiteCam::kDerivatives), kContext);
+  w.ray = make_volume_ray_caster(volume, volume_ray_spec(p, VrLiteCam::kDerivatives), VrLiteCam::kName);
   static_cast<VrLiteCamShading&>(w) = p;
   return w;
 }

@@ -68,6 +68,8 @@ struct VrLiteCam : VrLiteCamShading {
   using State = RayState;
   /// Highest derivative of the field a sample probes (the gradient).
   static constexpr int kDerivatives = 1;
+  /// The Diderot program's name: the context of its parameters' errors.
+  static constexpr const char* kName = "vr-lite-cam";
 
   VolumeRayCaster ray;  ///< volume, field box, camera, kernel, step, threshold, background, 1D table
 
