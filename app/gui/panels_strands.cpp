@@ -3,6 +3,7 @@
 // starts the runs and fills in the rows.
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app/session/lattice_run.h"
@@ -74,30 +75,37 @@ void settings_fields(const StrategyInfo& info, StrandState& ss) {
   if (size_done) changed(ss);
 }
 
-/// The view the mouse edits (orbit / pan / zoom on the image) and "Reset view".
+/// The view the mouse edits (orbit / pan / zoom on the image), its fields as widgets generated from
+/// strand_view_knobs() (ctrl+click a slider to type a value), and "Reset view".
 void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
-  const StrandViewParams& v = ss.view;
-  switch (w.view_kind) {
-    case StrandViewKind::Orbit:
-      ImGui::Text("view: azimuth %.1f, elevation %.1f deg\n      distance %.1f mm", v.azimuth_deg, v.elevation_deg,
-                  v.distance);
-      help_marker("Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
-                  "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
-                  "each wheel step.");
-      break;
-    case StrandViewKind::Plane:
-      ImGui::Text("view: centre (%.6g, %.6g)\n      half-height %.3g", v.center_x, v.center_y, v.half_height);
-      help_marker("Drag on the image to pan the complex plane, the wheel to zoom around the cursor (half-height "
-                  "x 0.9 per step). The run restarts when the drag ends and after each wheel step.");
-      break;
-    case StrandViewKind::Fixed:
-      ImGui::TextUnformatted("view: fixed (the scene's camera)");
-      help_marker("This workload has no view of its own: its strands are the path tracer's patch tasks seen "
-                  "through the scene file's camera. Drag and wheel do nothing here; the path tracer mode has "
-                  "its camera controls.");
-      return;  // nothing to reset
+  if (w.view_kind == StrandViewKind::Fixed) {
+    ImGui::TextUnformatted("view: fixed (the scene's camera)");
+    help_marker("This workload has no view of its own: its strands are the path tracer's patch tasks seen "
+                "through the scene file's camera. Drag and wheel do nothing here; the path tracer mode has "
+                "its camera controls.");
+    return;  // nothing to edit or reset
   }
-  ImGui::BeginDisabled(v == StrandViewParams{});
+  ImGui::TextUnformatted("view");
+  help_marker(w.view_kind == StrandViewKind::Orbit
+                  ? "Drag on the image to orbit the volume (elevation within +-89 degrees), the wheel to move the "
+                    "eye closer (distance x 0.9 per step) or away. The run restarts when the drag ends and after "
+                    "each wheel step, or when a field below changes."
+                  : "Drag on the image to pan the complex plane, the wheel to zoom around the cursor (half-height "
+                    "x 0.9 per step). The run restarts when the drag ends and after each wheel step, or when a "
+                    "field below changes.");
+  const std::vector<std::string> names = strand_view_knob_names(w.view_kind);
+  BoundParams<StrandViewParams> view(strand_view_knobs(), ss.view);
+  param_widgets(
+      view,
+      [&](const std::string& name, const std::string& text) {
+        try {
+          view.apply({{name, text}});
+          ss.run_requested = true;
+        } catch (const InputError&) {
+        }
+      },
+      [&](const ParamSpec& spec) { return std::find(names.begin(), names.end(), spec.name) != names.end(); });
+  ImGui::BeginDisabled(ss.view == StrandViewParams{});
   if (ImGui::Button("Reset view")) {
     ss.view = StrandViewParams{};
     ss.run_requested = true;
