@@ -29,10 +29,10 @@ __global__ void strand_batch_kernel(W w, StrandArrays<W> a, const uint32_t* __re
 
 /// `cuda-batch` and `cuda-batch-permute`: one launch, each thread's strands to completion in turn.
 template <class W>
-class CudaBatchStrands final : public StrandStrategy<W> {
+class CudaBatchStrands final : public GpuStrandStrategy<W> {
  public:
-  explicit CudaBatchStrands(StrandOrder order) : order_(order), info_(make_info(order)) {}
-  const StrategyInfo& info() const override { return info_; }
+  explicit CudaBatchStrands(StrandOrder order)
+      : GpuStrandStrategy<W>(order, StrandMemory::Device, make_info(order)) {}
 
   static StrategyInfo make_info(StrandOrder order) {
     const bool permute = order == StrandOrder::Permuted;
@@ -51,12 +51,8 @@ class CudaBatchStrands final : public StrandStrategy<W> {
       MV_CUDA_CHECK_LAUNCH();
       return StrandLaunches{1, 0};
     };
-    return run_strands_on_gpu(w, s, order_, StrandMemory::Device, resolve, launch);
+    return this->run_on_gpu(w, s, resolve, launch);
   }
-
- private:
-  StrandOrder order_;
-  StrategyInfo info_;
 };
 
 }  // namespace mv

@@ -58,11 +58,11 @@ __global__ void strand_bsp_step_kernel(W w, StrandArrays<W> a, const uint32_t* _
 
 /// `cuda`, `cuda-permute` and `cuda-unified-memory`: BSP super-steps, one launch each.
 template <class W>
-class CudaBspStrands final : public StrandStrategy<W> {
+class CudaBspStrands final : public GpuStrandStrategy<W> {
  public:
   /// Throws std::invalid_argument for the permuted order in managed memory (not one of Lehmann's).
-  CudaBspStrands(StrandOrder order, StrandMemory memory) : order_(order), memory_(memory), info_(make_info(order, memory)) {}
-  const StrategyInfo& info() const override { return info_; }
+  CudaBspStrands(StrandOrder order, StrandMemory memory)
+      : GpuStrandStrategy<W>(order, memory, make_info(order, memory)) {}
 
   static StrategyInfo make_info(StrandOrder order, StrandMemory memory) {
     const bool permute = order == StrandOrder::Permuted;
@@ -104,13 +104,8 @@ class CudaBspStrands final : public StrandStrategy<W> {
       }
       return l;
     };
-    return run_strands_on_gpu(w, s, order_, memory_, resolve, launch);
+    return this->run_on_gpu(w, s, resolve, launch);
   }
-
- private:
-  StrandOrder order_;
-  StrandMemory memory_;
-  StrategyInfo info_;
 };
 
 }  // namespace mv

@@ -41,10 +41,10 @@ __global__ void strand_queue_kernel(W w, StrandArrays<W> a, uint32_t n, uint32_t
 /// `cuda-global-queue` and `cuda-global-queue-unified-memory`: one launch, units of c strands from an
 /// atomic counter.
 template <class W>
-class CudaGlobalQueueStrands final : public StrandStrategy<W> {
+class CudaGlobalQueueStrands final : public GpuStrandStrategy<W> {
  public:
-  explicit CudaGlobalQueueStrands(StrandMemory memory) : memory_(memory), info_(make_info(memory)) {}
-  const StrategyInfo& info() const override { return info_; }
+  explicit CudaGlobalQueueStrands(StrandMemory memory)
+      : GpuStrandStrategy<W>(StrandOrder::Index, memory, make_info(memory)) {}
 
   static StrategyInfo make_info(StrandMemory memory) {
     const bool managed = memory == StrandMemory::Managed;
@@ -68,12 +68,8 @@ class CudaGlobalQueueStrands final : public StrandStrategy<W> {
       MV_CUDA_CHECK_LAUNCH();
       return StrandLaunches{1, 0};
     };
-    return run_strands_on_gpu(w, s, StrandOrder::Index, memory_, resolve, launch);
+    return this->run_on_gpu(w, s, resolve, launch);
   }
-
- private:
-  StrandMemory memory_;
-  StrategyInfo info_;
 };
 
 }  // namespace mv

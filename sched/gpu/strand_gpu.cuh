@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/cuda_check.h"
@@ -320,5 +321,28 @@ StrandRun<W> run_strands_on_gpu(const W& w, const StrandRunSettings& s, StrandOr
 }
 
 }  // namespace strand_detail
+
+/// What Lehmann 2023's GPU strand strategies share: the info record their make_info gives, the strand order
+/// and memory they run with, and run_on_gpu, the frame of strand_detail::run_strands_on_gpu over them. A
+/// strategy adds its kernels: the grid they resolve to and their launches.
+template <class W>
+class GpuStrandStrategy : public StrandStrategy<W> {
+ public:
+  const StrategyInfo& info() const final { return info_; }
+
+ protected:
+  GpuStrandStrategy(StrandOrder order, StrandMemory memory, StrategyInfo info)
+      : order_(order), memory_(memory), info_(std::move(info)) {}
+  template <class Resolve, class Launch>
+  StrandRun<W> run_on_gpu(const W& w, const StrandRunSettings& s, Resolve&& resolve, Launch&& launch) const {
+    return strand_detail::run_strands_on_gpu(w, s, order_, memory_, std::forward<Resolve>(resolve),
+                                             std::forward<Launch>(launch));
+  }
+
+ private:
+  StrandOrder order_;
+  StrandMemory memory_;
+  StrategyInfo info_;
+};
 
 }  // namespace mv
