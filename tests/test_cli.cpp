@@ -2,6 +2,7 @@
 // that never replace a file; the numbers it prints agree with the files it writes; the GUI smoke test.
 // The binary is MV_BINARY (set by CMake) unless $MEGAVIEW_BINARY names another one.
 #include <fcntl.h>
+#include <poll.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -387,46 +388,50 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-/// Xvfb on the first free display of :91..:99, its output discarded; stopped when this goes out of scope.
-/// $MEGAVIEW_XVFB_ARGS adds arguments (space separated), e.g. "-xkbdir DIR" where the keyboard data
-/// is not in its default place.
+/// Xvfb on a display it picks itself (-displayfd: the server takes the first free display and writes its
+/// number to a pipe), so concurrent tests never share or race for one; its output discarded; stopped when
+/// this goes out of scope. $MEGAVIEW_XVFB_ARGS adds arguments (space separated), e.g. "-xkbdir DIR" where
+/// the keyboard data is not in its default place.
 class Xvfb {
  public:
   Xvfb() {
-    std::vector<std::string> extra;
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    constexpr int kDisplayFd = 3;
+    std::vector<std::string> args = {"Xvfb", "-displayfd", std::to_string(kDisplayFd), "-nolisten", "tcp",
+                                     "-screen", "0", "1600x1000x24"};
     std::istringstream words(std::getenv("MEGAVIEW_XVFB_ARGS") ? std::getenv("MEGAVIEW_XVFB_ARGS") : "");
-    for (std::string w; words >> w;) extra.push_back(w);
-    posix_spawn_file_actions_t quiet;
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
-    for (int n = 91; n <= 99 && pid_ < 0; ++n) {
-      const std::string socket = "/tmp/.X11-unix/X" + std::to_string(n);
-      if (fs::exists(socket) || fs::exists("/tmp/.X" + std::to_string(n) + "-lock")) continue;
-      std::vector<std::string> args = {"Xvfb", ":" + std::to_string(n), "-nolisten", "tcp", "-screen",
-                                       "0",    "1600x1000x24"};
-      args.insert(args.end(), extra.begin(), extra.end());
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      pid_t pid = -1;
-      if (posix_spawnp(&pid, "Xvfb", &quiet, nullptr, argv.data(), environ) != 0) continue;
-      for (int i = 0; i < 100 && !fs::exists(socket); ++i) {
-        if (::waitpid(pid, nullptr, WNOHANG) == pid) {  // it gave up (display taken, no keyboard data)
-          pid = -1;
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      if (pid > 0 && fs::exists(socket)) {
-        pid_ = pid;
-        display_ = args[1];
-      } else if (pid > 0) {
-        ::kill(pid, SIGTERM);
-        ::waitpid(pid, nullptr, 0);
-      }
+    for (std::string w; words >> w;) args.push_back(w);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    if (fds[1] != kDisplayFd) {
+      posix_spawn_file_actions_adddup2(&actions, fds[1], kDisplayFd);
+      posix_spawn_file_actions_addclose(&actions, fds[1]);
     }
-    posix_spawn_file_actions_destroy(&quiet);
+    pid_t pid = -1;
+    const bool spawned = posix_spawnp(&pid, "Xvfb", &actions, nullptr, argv.data(), environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    // The display number and a newline, written once the server accepts connections (EOF: it gave up).
+    // Waits at most 20 s for each byte.
+    std::string number;
+    char c = 0;
+    pollfd ready{fds[0], POLLIN, 0};
+    while (spawned && ::poll(&ready, 1, 20000) == 1 && ::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+    ::close(fds[0]);
+    if (spawned && !number.empty()) {
+      pid_ = pid;
+      display_ = ":" + number;
+    } else if (spawned) {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
   }
   ~Xvfb() {
     if (pid_ > 0) {
@@ -449,7 +454,7 @@ class Gui : public ::testing::Test {
   void SetUp() override {
     if (!on_path("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (Debian package xvfb)";
     x_ = std::make_unique<Xvfb>();
-    ASSERT_FALSE(x_->display().empty()) << "could not start Xvfb on any of :91..:99";
+    ASSERT_FALSE(x_->display().empty()) << "Xvfb did not start (try it by hand: Xvfb -displayfd 1)";
   }
   /// `megaview <args>` with DISPLAY set to this test's Xvfb, and HOME and XDG_CONFIG_HOME in the test's
   /// folder so that the viewer's settings file (imgui.ini) is neither the user's nor shared between tests.
