@@ -57,13 +57,6 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
     q.run_sweeps(7);
     EXPECT_EQ(q.state(), want) << strategy << " " << what << " block " << bw << "x" << bh;
   }
-  GibbsRun n(k, true);  // gibbs-strips with neighbour barriers instead of the grid barrier
-  set_block(n, bw, bh);
-  n.set_strategy("gibbs-strips");
-  n.params().set(n.params().find("neighbour-sync"), 1);
-  n.run_sweeps(6);
-  n.run_sweeps(7);
-  EXPECT_EQ(n.state(), want) << "gibbs-strips, neighbour-sync, " << what << " block " << bw << "x" << bh;
 }
 
 TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
@@ -150,8 +143,7 @@ TEST(GibbsGpu, SevenRoundPhiloxGivesTheCpuBitsOnEveryCounterRngKernel) {
 TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
   // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.02 % of the draws fall back
   // to the full draw there, hundreds per half-sweep, so both of gibbs-window's (and gibbs-strips') paths
-  // run. gibbs-strips at the bench's 32 × 32 and at two other shapes, with the grid barrier and with
-  // neighbour barriers.
+  // run. gibbs-strips at the bench's 32 × 32 and at two other shapes.
   MV_GIBBS_REQUIRE_GPU();
   GibbsRun p({}, true);
   p.set_strategy("gibbs-persistent");
@@ -161,15 +153,13 @@ TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
   v.set_strategy("gibbs-window");
   v.run_sweeps(30);
   EXPECT_EQ(v.state(), want);
-  for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}})
-    for (int neighbours : {0, 1}) {
-      GibbsRun s({}, true);
-      set_block(s, bw, bh);
-      s.set_strategy("gibbs-strips");
-      s.params().set(s.params().find("neighbour-sync"), neighbours);
-      s.run_sweeps(30);
-      EXPECT_EQ(s.state(), want) << "gibbs-strips block " << bw << "x" << bh << " neighbour-sync " << neighbours;
-    }
+  for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}}) {
+    GibbsRun s({}, true);
+    set_block(s, bw, bh);
+    s.set_strategy("gibbs-strips");
+    s.run_sweeps(30);
+    EXPECT_EQ(s.state(), want) << "gibbs-strips block " << bw << "x" << bh;
+  }
 }
 
 TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {

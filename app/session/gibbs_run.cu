@@ -176,12 +176,7 @@ const ParamTable<GibbsSettings>& gibbs_params() {
              &S::tile_height)
         .add(make_param("sweeps-per-launch", ParamKind::Int, 1, 32, "gibbs-deep: sweeps per launch (halo 2 × this)",
                         "", "", kParamAdvanced),
-             &S::sweeps_per_launch)
-        .add(make_param("neighbour-sync", ParamKind::Bool, 0, 1,
-                        "gibbs-strips: blocks wait only for the blocks next to their strips after each half-sweep, "
-                        "not for all (grid configuration)",
-                        "", "", kParamAdvanced),
-             &S::neighbour_sync);
+             &S::sweeps_per_launch);
     return t;
   }();
   return table;
@@ -212,7 +207,7 @@ struct GibbsRun::Device {
   DeviceBuffer<float> lam_row, lam_col, lam_col_split, lam_site, weights, windows, u;
   DeviceBuffer<uint8_t> xmax, site_ids, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
-  DeviceBuffer<int> img, padded, flags;
+  DeviceBuffer<int> img, padded;
   cudaEvent_t start = nullptr, stop = nullptr;
   Device() {
     MV_CUDA_CHECK(cudaEventCreate(&start));
@@ -427,32 +422,28 @@ void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed
 }
 
 /// `n` sweeps from `first` under sweep_strips_kernel<Rule> with the window table (`table_bytes`) in shared
-/// memory: as many blocks of bw × bh as are resident at once (at most one per strip), one launch per 1024
-/// sweeps at most.
-template <class Rule, bool Neighbours>
+/// memory: as many blocks of bw × bh as are resident at once (at most one strip per thread), one launch per
+/// 1024 sweeps at most.
+template <class Rule>
 void launch_strips(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw, int bh,
-                   int table_bytes, DeviceBuffer<int>& flags) {
+                   int table_bytes) {
   const int threads = bw * bh;
   int per_sm = 0, sms = 0, dev = 0;
   MV_CUDA_CHECK(cudaGetDevice(&dev));
   MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MV_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_strips_kernel<Rule, Neighbours>, threads, table_bytes));
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_strips_kernel<Rule>, threads, table_bytes));
   const int strips = (W / 8) * ((H + kLatticeStripRows - 1) / kLatticeStripRows);
-  const int blocks = std::max(1, std::min(per_sm * sms, strips));
-  flags.resize(static_cast<size_t>(blocks));
+  const int blocks = std::max(1, std::min(per_sm * sms, (strips + threads - 1) / threads));
   uint8_t* xp = x;
   int w = W, h = H, sweeps = 0, tb = table_bytes;
-  int* fp = Neighbours ? flags.data() : nullptr;
   LatticeKeys keys = lattice_keys(seed);
   uint32_t s0 = 0;
-  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &tb, &fp};
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &tb};
   for (uint32_t done = 0; done < n;) {
     sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
     s0 = first + done;
-    if (Neighbours) MV_CUDA_CHECK(cudaMemsetAsync(fp, 0, sizeof(int) * static_cast<size_t>(blocks)));
-    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_strips_kernel<Rule, Neighbours>),
-                                              dim3(blocks), dim3(bw, bh), args, static_cast<size_t>(table_bytes), nullptr));
+    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_strips_kernel<Rule>), dim3(blocks),
+                                              dim3(bw, bh), args, static_cast<size_t>(table_bytes), nullptr));
     MV_CUDA_CHECK_LAUNCH();
     done += static_cast<uint32_t>(sweeps);
   }
@@ -477,13 +468,8 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   } else if (strategy_ == kPersistent) {
     launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kStrips && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
-    using WindowRule = PoissonIsingRule<NX, Site, true>;
-    const WindowRule wr = d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds);
-    const int tb = static_cast<int>(poisson_ising_window_bytes(tables_.X));
-    if (s_.neighbour_sync)
-      launch_strips<WindowRule, true>(wr, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height, tb, d.flags);
-    else
-      launch_strips<WindowRule, false>(wr, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height, tb, d.flags);
+    launch_strips(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
+                  s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
   } else if (strategy_ == kWindow || strategy_ == kStrips) {  // gibbs-strips with a table over 48 KiB: gibbs-window
     launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {

@@ -25,7 +25,6 @@
 #pragma once
 
 #include <cooperative_groups.h>
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -140,46 +139,6 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
 /// Rows per strip of sweep_strips_kernel (even: a strip's first row has the parity of its colour).
 inline constexpr int kLatticeStripRows = 4;
 
-/// The first strip of block b when `strips` go to `nb` blocks in consecutive shares as equal as can be: the
-/// first strips % nb blocks take one more.
-__device__ __forceinline__ int lattice_strip_first(int b, int nb, int strips) {
-  const int q = strips / nb, r = strips - q * nb;
-  return b * q + (b < r ? b : r);
-}
-
-/// sweep_strips_kernel's neighbour barriers (flags: one int per block, zero at the launch): block b has
-/// finished the launch's half-sweep n once flags[b] ≥ n. Before its half-sweep n + 1, a block waits until
-/// every block that owns a strip next to one of its own (the strips first(b) − gpr − 1 … first(b + 1) + gpr,
-/// lattice_strip_first) has finished half-sweep n: then the other colour's sites it reads are final, and no
-/// neighbour still reads the sites it writes (a neighbour waits for it in turn). Thread 0 waits with
-/// acquire loads, then the block's barrier; the block's barrier, then thread 0 publishes with a release
-/// store. Blocks may run a half-sweep apart instead of meeting at one grid-wide barrier.
-template <int R>
-__device__ __forceinline__ void lattice_strip_wait(int* flags, int width, int height, int n) {
-  if (threadIdx.x == 0 && threadIdx.y == 0 && n > 0) {
-    const int b = static_cast<int>(blockIdx.x), nb = static_cast<int>(gridDim.x);
-    const int gpr = width / 8, strips = gpr * ((height + R - 1) / R);
-    const int lo = lattice_strip_first(b, nb, strips), hi = lattice_strip_first(b + 1, nb, strips);
-    if (lo < hi) {
-      const int q = strips / nb, r = strips - q * nb;
-      auto owner = [&](int s) { return s < r * (q + 1) ? s / (q + 1) : r + (s - r * (q + 1)) / q; };
-      const int first = owner(lo - gpr - 1 < 0 ? 0 : lo - gpr - 1);
-      const int last = owner(hi + gpr > strips - 1 ? strips - 1 : hi + gpr);
-      for (int d = first; d <= last; ++d) {
-        if (d == b) continue;
-        while (cuda::atomic_ref<int, cuda::thread_scope_device>(flags[d]).load(cuda::memory_order_acquire) < n) {
-        }
-      }
-    }
-  }
-  __syncthreads();
-}
-__device__ __forceinline__ void lattice_strip_signal(int* flags, int n) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0)
-    cuda::atomic_ref<int, cuda::thread_scope_device>(flags[blockIdx.x]).store(n, cuda::memory_order_release);
-}
-
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
 /// (the strip starts at an even row r0) of the 8 columns c0 … c0+7 of row r0 + J. `up` and `mid` hold rows
 /// r0 + J − 1 and r0 + J as loaded (their colour-C bytes may be stale in `up`: the sums read only the
@@ -213,18 +172,17 @@ __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float
 }
 
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch, one thread per strip of R rows × 8
-/// columns at a time (strips row-major over the lattice, runs of 32 to the warps of the blocks in turn, then
-/// a grid stride; a 2048² lattice has 131,072 strips of 4 rows, at most one per thread on an H100 with
-/// 1024-thread blocks), a grid barrier after every half-sweep; or, Neighbours, consecutive strips per block
-/// and neighbour barriers (lattice_strip_wait) on `flags` (one int per block, zero at the launch) instead. A strip's half-sweep loads each of its R + 2 rows' 8 bytes once (R + 2 loads for R groups)
+/// columns at a time (strips row-major over the lattice, in a grid-stride loop; a 2048² lattice has
+/// 131,072 strips of 4 rows, one per thread on an H100 with 1024-thread blocks), a grid barrier after every
+/// half-sweep. A strip's half-sweep loads each of its R + 2 rows' 8 bytes once (R + 2 loads for R groups)
 /// and draws with Rule::draw4_strip from the window table `rule.windows`
 /// (table_bytes, a multiple of 16) staged in dynamic shared memory. The colour, and with it each row's
 /// site parity, is a compile-time constant. The same Philox counters and draws as sweep_persistent_kernel:
 /// the same bits. Width a multiple of 8; any height; any block of at most 1024 threads (the launch bound
 /// keeps the kernel at 64 registers, so a 1024-thread block fits an SM).
-template <class Rule, bool Neighbours = false, int R = kLatticeStripRows>
-__global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys,
-                                                            uint32_t sweep0, int sweeps, int table_bytes, int* flags) {
+template <class Rule, int R = kLatticeStripRows>
+__global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
+                                    int sweeps, int table_bytes) {
   static_assert(R % 2 == 0, "a strip starts at an even row");
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
@@ -234,40 +192,22 @@ __global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* 
   __syncthreads();
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8, strips = gpr * ((height + R - 1) / R);
-  const int b = static_cast<int>(blockIdx.x), nb = static_cast<int>(gridDim.x);
-  // Which strips a thread takes: s0, s0 + step, … below end.
-  int s0, step, end;
-  if constexpr (Neighbours) {
-    // Neighbour barriers: block b takes the consecutive strips [first(b), first(b + 1)) (lattice_strip_first).
-    s0 = lattice_strip_first(b, nb, strips) + t;
-    step = nthreads;
-    end = lattice_strip_first(b + 1, nb, strips);
-  } else {
-    // Warps take runs of 32 consecutive strips, the blocks in turn (warp w of block b: run w · blocks + b),
-    // so that every SM gets a share even where the strips do not fill whole blocks (2048²: 131,072 strips,
-    // 4,096 runs over 132 blocks of 32 warps), and a warp's loads stay contiguous. Then a grid stride.
-    // (Blocks of a thread count that is not a multiple of 32: thread t of block b takes strip b · threads + t.)
-    s0 = nthreads % 32 == 0 ? ((t >> 5) * nb + b) * 32 + (t & 31) : b * nthreads + t;
-    step = nb * nthreads;
-    end = strips;
-  }
-  auto half = [&](auto colour, uint32_t sweep, int n) {
+  const int tid = static_cast<int>(blockIdx.x) * nthreads + t, nt = static_cast<int>(gridDim.x) * nthreads;
+  auto half = [&](auto colour, uint32_t sweep) {
     constexpr int C = decltype(colour)::value;
-    if constexpr (Neighbours) lattice_strip_wait<R>(flags, width, height, n - 1);
-    for (int s = s0; s < end; s += step) {
+    for (int s = tid; s < strips; s += nt) {
       const int sr = s / gpr, gi = s - sr * gpr, r0 = R * sr;
       uint8_t* row = x + static_cast<size_t>(r0) * width + 8 * gi;
       const uint2 up = r0 > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
       const uint2 mid = *reinterpret_cast<const uint2*>(row);
       lattice_strip_rows<C, R, 0>(rule, lattice_strip_table, row, r0, width, height, gi, keys, sweep, up, mid);
     }
-    if constexpr (Neighbours) lattice_strip_signal(flags, n);
-    else grid.sync();
+    grid.sync();
   };
   for (int h = 0; h < sweeps; ++h) {
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h);
-    half(std::integral_constant<int, 0>(), sweep, 2 * h + 1);
-    half(std::integral_constant<int, 1>(), sweep, 2 * h + 2);
+    half(std::integral_constant<int, 0>(), sweep);
+    half(std::integral_constant<int, 1>(), sweep);
   }
 }
 
