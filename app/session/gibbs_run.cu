@@ -242,7 +242,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kWindow : kCpu;
+  strategy_ = gpu_ ? kStrips : kCpu;
   start();
 }
 

@@ -14,8 +14,8 @@
 // the table exceeds 48 KiB, x_max > 11, it runs gibbs-window's kernel) and "gibbs-cpu" (the TBB
 // reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips and gibbs-cpu give identical bits
 // for the same seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on
-// gibbs-window (the same chain as gibbs-persistent, 5 % faster on the H100, docs/perf.md); a CPU run (no
-// GPU) has gibbs-cpu only.
+// gibbs-strips (the same chain as gibbs-persistent, 1.23× gibbs-window's speed on the H100, docs/perf.md);
+// a CPU run (no GPU) has gibbs-cpu only.
 #pragma once
 
 #include <cuda_runtime.h>
