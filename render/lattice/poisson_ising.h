@@ -240,7 +240,7 @@ LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, in
 inline size_t poisson_ising_window_bytes(int X) {
   return (static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1) * 16;
 }
-/// Largest window table the strip kernel stages in shared memory (X ≤ 11, λ ≤ 3.4 everywhere): its byte
+/// Largest window table the strip kernel stages in shared memory (X ≤ 11: λ ≤ 2.73 everywhere): its byte
 /// offsets fit the 16-bit halves of a word, and the table fits the 48 KiB a block gets without opting in.
 inline constexpr size_t kPoissonIsingStripTableBytes = 48 * 1024;
 
