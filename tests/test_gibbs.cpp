@@ -209,6 +209,54 @@ TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
   }
 }
 
+TEST(Gibbs, StripKernelsSiteIdsAndTableOffsetsAddressTheSitesRows) {
+  // gibbs-strips' per-site layout: the row ids x_max · 5 + k split by parity, the split λ columns, and the
+  // packed 16-bit table offsets against the rows PoissonIsingTables::window(xm, k, S) addresses.
+  const int W = 24, H = 5;
+  std::vector<uint8_t> xmax(W * H);
+  for (int i = 0; i < W * H; ++i) xmax[i] = static_cast<uint8_t>(1 + (i * 7) % 11);
+  const std::vector<uint8_t> ids = poisson_ising_site_ids(xmax, W, H);
+  std::vector<float> col(W);
+  for (int c = 0; c < W; ++c) col[c] = 0.5f + c;
+  const std::vector<float> split = poisson_ising_split_columns(col);
+  for (int r = 0; r < H; ++r)
+    for (int c = 0; c < W; ++c) {
+      const int k = 4 - (r == 0) - (r == H - 1) - (c == 0) - (c == W - 1);
+      const size_t at = (static_cast<size_t>(r) * (W / 8) + c / 8) * 8 + 4 * (c & 1) + (c % 8) / 2;
+      EXPECT_EQ(ids[at], xmax[r * W + c] * 5 + k) << r << ", " << c;
+      if (r == 0) EXPECT_EQ(split[at], col[c]) << c;
+    }
+  // The largest table that fits the strip kernel's shared memory, and every id and S of it.
+  const PoissonIsingTables t = make_poisson_ising_tables(0.8, 11);
+  ASSERT_LE(poisson_ising_window_bytes(11), kPoissonIsingStripTableBytes);
+  ASSERT_GT(poisson_ising_window_bytes(12), kPoissonIsingStripTableBytes);
+  ASSERT_EQ(t.windows.size() * sizeof(float), poisson_ising_window_bytes(11));
+  for (uint32_t i = 0; i < 4000; ++i) {
+    const Philox4x32 a = philox4x32_10(i, 9, 0, 0, 5, 0);
+    uint32_t idw = 0;
+    int id[4], S[8];
+    for (int j = 0; j < 4; ++j) {
+      const int xm = 1 + static_cast<int>((a.v[j] & 0xFFFFu) % 11), k = 2 + static_cast<int>((a.v[j] >> 16) % 3);
+      id[j] = xm * 5 + k;
+      idw |= static_cast<uint32_t>(id[j]) << (8 * j);
+    }
+    uint32_t s0 = 0, s1 = 0;
+    for (int b = 0; b < 8; ++b) {
+      S[b] = static_cast<int>((a.v[b % 4] >> (8 + b)) % 45);  // 0 … 4X
+      (b < 4 ? s0 : s1) |= static_cast<uint32_t>(S[b]) << (8 * (b % 4));
+    }
+    for (int p = 0; p < 2; ++p) {
+      uint32_t off[4];
+      if (p == 0) poisson_ising_strip_offsets<0>(idw, s0, s1, 11, off);
+      else poisson_ising_strip_offsets<1>(idw, s0, s1, 11, off);
+      for (int j = 0; j < 4; ++j)
+        EXPECT_EQ(reinterpret_cast<const char*>(t.windows.data()) + off[j],
+                  reinterpret_cast<const char*>(t.window(id[j] / 5, id[j] % 5, S[p + 2 * j])))
+            << i << " p " << p << " j " << j;
+    }
+  }
+}
+
 TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
   // The benchmark's model (λ 0.9 Gaussian, σ = 0.25 · min(W, H), γ 0.8) on 256², after 200 sweeps of the
   // CPU reference: the share of sites whose window draw does not decide, over both colours, and the share

@@ -1,5 +1,5 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups, gibbs-persistent and gibbs-window with several block shapes) give the CPU reference's bits; gibbs-blog (its
+// launch shapes, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-strips with several block shapes) give the CPU reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
 // the CPU's bits too. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -40,7 +40,7 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
-/// gibbs-groups, gibbs-persistent and gibbs-window (13 sweeps, the persistent ones in two runs) give `want`
+/// gibbs-groups, gibbs-persistent, gibbs-window and gibbs-strips (13 sweeps, the persistent ones in two runs) give `want`
 /// at block bw × bh.
 void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
                                        const std::string& what) {
@@ -49,7 +49,7 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
   g.set_strategy("gibbs-groups");
   g.run_sweeps(13);
   EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
-  for (const char* strategy : {"gibbs-persistent", "gibbs-window"}) {  // 13 sweeps in two launches
+  for (const char* strategy : {"gibbs-persistent", "gibbs-window", "gibbs-strips"}) {  // 13 sweeps in two launches
     GibbsRun q(k, true);
     set_block(q, bw, bh);
     q.set_strategy(strategy);
@@ -142,13 +142,33 @@ TEST(GibbsGpu, SevenRoundPhiloxGivesTheCpuBitsOnEveryCounterRngKernel) {
 
 TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
   // The benchmark's lattice and model (2048², λ 0.9 Gaussian, γ 0.8): about 0.02 % of the draws fall back
-  // to the full draw there, hundreds per half-sweep, so both of gibbs-window's paths run.
+  // to the full draw there, hundreds per half-sweep, so both of gibbs-window's (and gibbs-strips') paths
+  // run. gibbs-strips at the bench's 32 × 32 and at two other shapes.
   MV_GIBBS_REQUIRE_GPU();
-  GibbsRun p({}, true), v({}, true);
-  v.set_strategy("gibbs-window");
+  GibbsRun p({}, true);
+  p.set_strategy("gibbs-persistent");
   p.run_sweeps(30);
+  const std::vector<uint8_t> want = p.state();
+  GibbsRun v({}, true);
+  v.set_strategy("gibbs-window");
   v.run_sweeps(30);
-  EXPECT_EQ(v.state(), p.state());
+  EXPECT_EQ(v.state(), want);
+  for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}}) {
+    GibbsRun s({}, true);
+    set_block(s, bw, bh);
+    s.set_strategy("gibbs-strips");
+    s.run_sweeps(30);
+    EXPECT_EQ(s.state(), want) << "gibbs-strips block " << bw << "x" << bh;
+  }
+}
+
+TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {
+  // λ 4 (x_max up to 14: a window table of 68 KiB): gibbs-strips runs gibbs-window's kernel, the same bits.
+  MV_GIBBS_REQUIRE_GPU();
+  ParamValues k = knobs("64", "40");
+  k["lambda"] = "4";
+  const std::vector<uint8_t> want = cpu_state(k, 13);
+  expect_groups_and_persistent_give(k, want, 32, 4, "λ 4");
 }
 
 TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
@@ -165,7 +185,9 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.set_strategy("gibbs-persistent");
   g.run_sweeps(2);
   g.set_strategy("gibbs-window");
-  g.run_sweeps(2);
+  g.run_sweeps(1);
+  g.set_strategy("gibbs-strips");
+  g.run_sweeps(1);
   EXPECT_EQ(g.steps(), 14u);
   EXPECT_EQ(g.state(), want);
 }
@@ -204,7 +226,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   // The viewer's frame: advance for a 16 ms budget, then the sample view as RGBA. At the benchmark's
   // configuration (2048², the default knobs) a frame must take well under 33 ms (30 fps).
   GibbsRun g({}, true);
-  EXPECT_EQ(g.strategy(), "gibbs-window");
+  EXPECT_EQ(g.strategy(), "gibbs-strips");
   std::vector<uint32_t> rgba;
   uint32_t w = 0, h = 0;
   g.advance(16.0);  // warm-up: the first advance measures the rate
@@ -223,7 +245,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   EXPECT_LT(ms, 33.0);
   const nlohmann::json r = g.report();
   EXPECT_GT(r["site_updates_per_ns"].get<double>(), 1.0);
-  EXPECT_EQ(r["strategy"], "gibbs-window");
+  EXPECT_EQ(r["strategy"], "gibbs-strips");
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
 
-enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5 };
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5, kStrips = 6 };
 const std::vector<std::string>& all_strategy_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
@@ -48,6 +48,10 @@ const std::vector<StrategyInfo>& gibbs_strategies() {
        Side::Host},
       {"gibbs-window", "GPU: gibbs-persistent with a two-weight window draw first, the same chain", beyond,
        Side::Device},
+      {"gibbs-strips",
+       "GPU: gibbs-window's draw with a thread per strip of 4 rows (each state word loaded once per half-sweep), "
+       "the window table in shared memory, per-site table row ids; the same chain",
+       beyond, Side::Device},
   };
   return v;
 }
@@ -200,8 +204,8 @@ void GibbsSettings::validate() const {
 // ---- device state ----
 
 struct GibbsRun::Device {
-  DeviceBuffer<float> lam_row, lam_col, lam_site, weights, windows, u;
-  DeviceBuffer<uint8_t> xmax, x, x2;
+  DeviceBuffer<float> lam_row, lam_col, lam_col_split, lam_site, weights, windows, u;
+  DeviceBuffer<uint8_t> xmax, site_ids, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -223,6 +227,8 @@ struct GibbsRun::Device {
     r.xmax = xmax.data();
     r.weights = weights.data();
     r.windows = windows.data();
+    r.site_ids = site_ids.data();
+    r.lam_col_split = lam_col_split.data();
     r.X = t.X;
     r.stride = static_cast<int>(t.s_stride());
     r.width = width;
@@ -236,7 +242,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kWindow : kCpu;
+  strategy_ = gpu_ ? kStrips : kCpu;
   start();
 }
 
@@ -341,6 +347,8 @@ void GibbsRun::start() {
     d.lam_col.upload(field_.col);
     d.lam_site.upload(field_.site);
     d.xmax.upload(field_.xmax);
+    d.site_ids.upload(poisson_ising_site_ids(field_.xmax, s_.width, s_.height));
+    d.lam_col_split.upload(field_.separable() ? poisson_ising_split_columns(field_.col) : std::vector<float>());
     d.weights.upload(tables_.weights);
     d.windows.upload(tables_.windows);
     d.x.resize(n);
@@ -412,6 +420,34 @@ void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed
     done += static_cast<uint32_t>(sweeps);
   }
 }
+
+/// `n` sweeps from `first` under sweep_strips_kernel<Rule> with the window table (`table_bytes`) in shared
+/// memory: as many blocks of bw × bh as are resident at once (at most one strip per thread), one launch per
+/// 1024 sweeps at most.
+template <class Rule>
+void launch_strips(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw, int bh,
+                   int table_bytes) {
+  const int threads = bw * bh;
+  int per_sm = 0, sms = 0, dev = 0;
+  MV_CUDA_CHECK(cudaGetDevice(&dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_strips_kernel<Rule>, threads, table_bytes));
+  const int strips = (W / 8) * ((H + kLatticeStripRows - 1) / kLatticeStripRows);
+  const int blocks = std::max(1, std::min(per_sm * sms, (strips + threads - 1) / threads));
+  uint8_t* xp = x;
+  int w = W, h = H, sweeps = 0, tb = table_bytes;
+  LatticeKeys keys = lattice_keys(seed);
+  uint32_t s0 = 0;
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &tb};
+  for (uint32_t done = 0; done < n;) {
+    sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
+    s0 = first + done;
+    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_strips_kernel<Rule>), dim3(blocks),
+                                              dim3(bw, bh), args, static_cast<size_t>(table_bytes), nullptr));
+    MV_CUDA_CHECK_LAUNCH();
+    done += static_cast<uint32_t>(sweeps);
+  }
+}
 }  // namespace
 
 template <int NX, bool Site>
@@ -431,7 +467,10 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
       }
   } else if (strategy_ == kPersistent) {
     launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
-  } else if (strategy_ == kWindow) {
+  } else if (strategy_ == kStrips && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
+    launch_strips(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
+                  s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
+  } else if (strategy_ == kWindow || strategy_ == kStrips) {  // gibbs-strips with a table over 48 KiB: gibbs-window
     launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;

@@ -116,6 +116,25 @@ std::vector<double> poisson_ising_cpmf(const std::vector<int>& neighbours, doubl
   return p;
 }
 
+std::vector<uint8_t> poisson_ising_site_ids(const std::vector<uint8_t>& xmax, int width, int height) {
+  std::vector<uint8_t> ids(static_cast<size_t>(width) * height);
+  const int gpr = width / 8;
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c) {
+      const int k = 4 - (r == 0) - (r + 1 == height) - (c == 0) - (c + 1 == width);
+      const int g = c / 8, p = c & 1, j = (c % 8) / 2;
+      ids[(static_cast<size_t>(r) * gpr + g) * 8 + 4 * p + j] =
+          static_cast<uint8_t>(xmax[static_cast<size_t>(r) * width + c] * 5 + k);
+    }
+  return ids;
+}
+
+std::vector<float> poisson_ising_split_columns(const std::vector<float>& col) {
+  std::vector<float> out(col.size());
+  for (size_t c = 0; c < col.size(); ++c) out[(c / 8 * 2 + (c & 1)) * 4 + (c % 8) / 2] = col[c];
+  return out;
+}
+
 float LambdaField::max() const {
   if (!separable()) return *std::max_element(site.begin(), site.end());
   return *std::max_element(row.begin(), row.end()) * *std::max_element(col.begin(), col.end());

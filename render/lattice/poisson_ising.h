@@ -101,8 +101,8 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// `win` = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ in A's
-/// six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
+/// (g0, g1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀
+/// in A's six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
 /// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
 /// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
 /// B ≥ H / W over every λ with this x_max, plus the slack. With Z = L + W + H, the full draw's cumulative
@@ -114,13 +114,10 @@ inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 /// branch; the full draw takes x_max + 1 fused multiply-adds, as many multiplies and its count. The tails
 /// are small where the CPMF is peaked: for γ = 0.8 and four neighbours the weights fall by e^(−3.2) or
 /// faster away from the two largest.
-MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float u) {
+MV_HD MV_INLINE int poisson_ising_window_decide(float g0, float g1, float ra, float rb, float lambda, float u) {
 #if defined(__CUDA_ARCH__)
-  const float4 v = *reinterpret_cast<const float4*>(win);
-  const float g0 = v.x, g1 = v.y, ra = v.z, rb = v.w;
   const int lo = static_cast<int>(__float_as_uint(ra) & 63u);  // x₀, in A's low bits
 #else
-  const float g0 = win[0], g1 = win[1], ra = win[2], rb = win[3];
   uint32_t abits;
   std::memcpy(&abits, &ra, sizeof abits);
   const int lo = static_cast<int>(abits & 63u);
@@ -133,6 +130,16 @@ MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, fl
   const bool up = d > a;                                    // implies t > a (g'(x₀) ≥ 0)
   const bool ok = (up | ((d < -b) & (t > a))) & (add_rn(t, b) < w);
   return ok ? lo + (up ? 1 : 0) : -1;
+}
+
+/// poisson_ising_window_decide on the window row `win` (16-byte aligned: one 16-byte load on the GPU).
+MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float u) {
+#if defined(__CUDA_ARCH__)
+  const float4 v = *reinterpret_cast<const float4*>(win);
+  return poisson_ising_window_decide(v.x, v.y, v.z, v.w, lambda, u);
+#else
+  return poisson_ising_window_decide(win[0], win[1], win[2], win[3], lambda, u);
+#endif
 }
 
 /// The document's way: every weight from its definition, w(x) = exp(x ln λ − ln x! − γ Σ_{n∈N} (x − n)²),
@@ -229,6 +236,46 @@ struct LambdaField {
 LambdaField make_lambda_map(LambdaMap map, double lambda, double decay_width, int width, int height,
                             const LambdaGrid* grid = nullptr);
 
+/// The window table's bytes: PoissonIsingTables::windows for x_max bound X, 16 bytes per (xm, k, S) row.
+inline size_t poisson_ising_window_bytes(int X) {
+  return (static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1) * 16;
+}
+/// Largest window table the strip kernel stages in shared memory (X ≤ 11: λ ≤ 2.73 everywhere): its byte
+/// offsets fit the 16-bit halves of a word, and the table fits the 48 KiB a block gets without opting in.
+inline constexpr size_t kPoissonIsingStripTableBytes = 48 * 1024;
+
+/// The strip kernel's per-site table row ids id = x_max · 5 + k (k = the site's real neighbours, 2 … 4, by
+/// its position: the window and weight rows are at id · (4X+1) + S), one byte per site (id ≤ 184), in groups
+/// of 8 columns split by colour parity: byte (r · W/8 + g) · 8 + 4p + j is site (r, 8g + p + 2j), so that the
+/// four sites of one parity in a group are one 4-byte load. `xmax` = LambdaField::xmax (W × H, W a multiple
+/// of 8).
+std::vector<uint8_t> poisson_ising_site_ids(const std::vector<uint8_t>& xmax, int width, int height);
+/// A row of W values (W a multiple of 8) split by parity like poisson_ising_site_ids: value (2g + p) · 4 + j is
+/// col[8g + p + 2j].
+std::vector<float> poisson_ising_split_columns(const std::vector<float>& col);
+
+/// The byte offsets into the window table (PoissonIsingTables::windows, 16 bytes a row) of the four parity-P
+/// sites j = 0 … 3 of an 8-column group: off[j] = (id_j · (4X+1) + S_j) · 16, with id_j = byte j of `ids`
+/// (poisson_ising_site_ids) and S_j = byte P + 2j of the group's byte-wise neighbour sums (s0, s1)
+/// (lattice_sums8 in sched/lattice/checkerboard_sweep.h). Two sites at a time in the 16-bit halves of a
+/// word: needs every offset below 2¹⁶ (a table of at most kPoissonIsingStripTableBytes).
+template <int P>
+MV_HD MV_INLINE void poisson_ising_strip_offsets(uint32_t ids, uint32_t s0, uint32_t s1, int X, uint32_t* off) {
+  const uint32_t rb = (4u * static_cast<uint32_t>(X) + 1u) * 16u;
+  const uint32_t m01 = P == 0 ? (s0 & 0x00FF00FFu) << 4 : (s0 & 0xFF00FF00u) >> 4;
+  const uint32_t m23 = P == 0 ? (s1 & 0x00FF00FFu) << 4 : (s1 & 0xFF00FF00u) >> 4;
+#if defined(__CUDA_ARCH__)
+  const uint32_t i01 = __byte_perm(ids, 0u, 0x4140), i23 = __byte_perm(ids, 0u, 0x4342);
+#else
+  const uint32_t i01 = (ids & 0xFFu) | (ids & 0xFF00u) << 8, i23 = (ids >> 16 & 0xFFu) | (ids >> 24) << 16;
+#endif
+  const uint32_t o01 = i01 * rb + m01, o23 = i23 * rb + m23;
+  off[0] = o01 & 0xFFFFu;
+  off[1] = o01 >> 16;
+  off[2] = o23 & 0xFFFFu;
+  off[3] = o23 >> 16;
+}
+
 /// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
 /// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
 /// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
@@ -251,6 +298,10 @@ struct PoissonIsingRule {
   int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
   int rng_rounds = 10;             ///< Philox rounds of the sweeps' uniforms, 7 or 10 (base/philox.h)
+  const uint8_t* site_ids = nullptr; ///< poisson_ising_site_ids (the strip kernel's draw4_strip only)
+  /// lam_col split by parity like site_ids (draw4_strip only, separable maps): float (2g + p) · 4 + j is
+  /// lam_col[8g + p + 2j] (poisson_ising_split_columns).
+  const float* lam_col_split = nullptr;
 
   MV_HD MV_INLINE float lambda(int r, int c) const {
     if constexpr (Site) return lam_site[static_cast<size_t>(r) * width + c];
@@ -304,6 +355,50 @@ struct PoissonIsingRule {
         const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
         out[j] = poisson_ising_draw<NX>(row(xm, k[j], S[j]), Site ? col[j] : mul_rn(lr, col[j]), xm, u[j]);
       }
+    }
+  }
+  /// draw() of the four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, λ from lam_row and
+  /// lam_col_split (one 16-byte load; Site: lam_site), from the window rows in
+  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes)
+  /// and the site ids (site_ids: one 4-byte load). s0, s1: the 8 columns' byte-wise neighbour sums
+  /// (lattice_sums8), turned into table offsets by poisson_ising_strip_offsets. The window draw decides (poisson_ising_window_decide) or, rarely, the full
+  /// draw from the global weights: the same bits as draw().
+  template <int P>
+  __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
+                                              const float* u, int* out) const {
+    const uint32_t ids =
+        *reinterpret_cast<const uint32_t*>(site_ids + (static_cast<size_t>(r) * static_cast<uint32_t>(width / 8) + gi) * 8 + 4 * P);
+    uint32_t off[4];
+    poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
+    float lam[4];
+    if constexpr (Site) {
+      const float* lp = lam_site + static_cast<size_t>(r) * width + 8 * gi;
+      const float4 a = reinterpret_cast<const float4*>(lp)[0], b = reinterpret_cast<const float4*>(lp)[1];
+      lam[0] = P ? a.y : a.x;
+      lam[1] = P ? a.w : a.z;
+      lam[2] = P ? b.y : b.x;
+      lam[3] = P ? b.w : b.z;
+    } else {
+      const float lr = lam_row[r];
+      const float4 c = reinterpret_cast<const float4*>(lam_col_split)[2 * gi + P];
+      lam[0] = mul_rn(lr, c.x);
+      lam[1] = mul_rn(lr, c.y);
+      lam[2] = mul_rn(lr, c.z);
+      lam[3] = mul_rn(lr, c.w);
+    }
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float4 w = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(table) + off[j]);
+      out[j] = poisson_ising_window_decide(w.x, w.y, w.z, w.w, lam[j], u[j]);
+      all &= out[j] >= 0;
+    }
+    if (__builtin_expect(!all, 0)) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (out[j] < 0)
+          out[j] = poisson_ising_draw<NX>(weights + (off[j] >> 4) * static_cast<uint32_t>(stride), lam[j],
+                                          static_cast<int>(((ids >> (8 * j)) & 0xFFu) / 5u), u[j]);
     }
   }
 #endif

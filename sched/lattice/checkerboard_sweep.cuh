@@ -13,6 +13,10 @@
 //   index (no padded copy). Bit-identical to the CPU reference.
 // - sweep_persistent: the same update, all sweeps in one cooperative launch (one grid-wide barrier per
 //   half-sweep instead of one launch), the lattice staying in L2. Bit-identical to the CPU reference.
+// - sweep_strips: sweep_persistent's update with a thread per strip of 4 rows (each state word loaded once
+//   per half-sweep and reused as its neighbours' up and down rows), the colour a compile-time constant, and
+//   the rule's table-driven draw4_strip (window table in shared memory, per-site table row ids).
+//   Bit-identical to the CPU reference.
 // - deep_tile: several sweeps per launch (temporal blocking). A block copies its tile and a halo of
 //   depth D = 2n rows (columns: D rounded up to 8) into shared memory and runs 2n half-sweeps there; after
 //   half-sweep h the sites at distance ≥ h+1 from the tile's edge are exact, so the interior is exact
@@ -24,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "base/philox.h"
 #include "sched/lattice/checkerboard_sweep.h"
@@ -128,6 +133,81 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
       }
     }
     grid.sync();
+  }
+}
+
+/// Rows per strip of sweep_strips_kernel (even: a strip's first row has the parity of its colour).
+inline constexpr int kLatticeStripRows = 4;
+
+/// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
+/// (the strip starts at an even row r0) of the 8 columns c0 … c0+7 of row r0 + J. `up` and `mid` hold rows
+/// r0 + J − 1 and r0 + J as loaded (their colour-C bytes may be stale in `up`: the sums read only the
+/// other colour's bytes there); each row of the strip is loaded once and serves as the next row's `up`.
+template <int C, int R, int J, class Rule>
+__device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float4* table, uint8_t* row, int r,
+                                                   int width, int height, int gi, const LatticeKeys& keys,
+                                                   uint32_t sweep, uint2 up, uint2 mid) {
+  constexpr int P = (J + C) & 1;
+  const int c0 = 8 * gi;
+  const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width) : make_uint2(0, 0);
+  // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
+  const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
+  const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
+  const uint32_t g = static_cast<uint32_t>(r) * static_cast<uint32_t>(width / 8) + static_cast<uint32_t>(gi);
+  const Philox4x32 rnd = philox4x32_round_keys(g, sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+  uint32_t s0, s1;
+  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
+  float u[4];
+  int v[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) u[j] = uniform_from_bits(rnd.v[j]);
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+  uint32_t o0 = mid.x, o1 = mid.y;
+  lattice_merge4(o0, o1, P, v);
+  *reinterpret_cast<uint2*>(row) = make_uint2(o0, o1);
+  if constexpr (J + 1 < R) {
+    if (r + 1 < height)
+      lattice_strip_rows<C, R, J + 1>(rule, table, row + width, r + 1, width, height, gi, keys, sweep, mid, down);
+  }
+}
+
+/// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch, one thread per strip of R rows × 8
+/// columns at a time (strips row-major over the lattice, in a grid-stride loop; a 2048² lattice has
+/// 131,072 strips of 4 rows, one per thread on an H100 with 1024-thread blocks), a grid barrier after every
+/// half-sweep. A strip's half-sweep loads each of its R + 2 rows' 8 bytes once (R + 2 loads for R groups)
+/// and draws with Rule::draw4_strip from the window table `rule.windows`
+/// (table_bytes, a multiple of 16) staged in dynamic shared memory. The colour, and with it each row's
+/// site parity, is a compile-time constant. The same Philox counters and draws as sweep_persistent_kernel:
+/// the same bits. Width a multiple of 8; any height; any block of at most 1024 threads (the launch bound
+/// keeps the kernel at 64 registers, so a 1024-thread block fits an SM).
+template <class Rule, int R = kLatticeStripRows>
+__global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
+                                    int sweeps, int table_bytes) {
+  static_assert(R % 2 == 0, "a strip starts at an even row");
+  extern __shared__ float4 lattice_strip_table[];
+  const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
+  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const float4* src = reinterpret_cast<const float4*>(rule.windows);
+  for (int i = t; i < table_bytes / 16; i += nthreads) lattice_strip_table[i] = src[i];
+  __syncthreads();
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int gpr = width / 8, strips = gpr * ((height + R - 1) / R);
+  const int tid = static_cast<int>(blockIdx.x) * nthreads + t, nt = static_cast<int>(gridDim.x) * nthreads;
+  auto half = [&](auto colour, uint32_t sweep) {
+    constexpr int C = decltype(colour)::value;
+    for (int s = tid; s < strips; s += nt) {
+      const int sr = s / gpr, gi = s - sr * gpr, r0 = R * sr;
+      uint8_t* row = x + static_cast<size_t>(r0) * width + 8 * gi;
+      const uint2 up = r0 > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
+      const uint2 mid = *reinterpret_cast<const uint2*>(row);
+      lattice_strip_rows<C, R, 0>(rule, lattice_strip_table, row, r0, width, height, gi, keys, sweep, up, mid);
+    }
+    grid.sync();
+  };
+  for (int h = 0; h < sweeps; ++h) {
+    const uint32_t sweep = sweep0 + static_cast<uint32_t>(h);
+    half(std::integral_constant<int, 0>(), sweep);
+    half(std::integral_constant<int, 1>(), sweep);
   }
 }
 

@@ -10,7 +10,12 @@
 //   int rng_rounds;                                           // Philox rounds, 7 or 10 (base/philox.h)
 // and, for the kernels of sched/lattice/checkerboard_sweep.cuh, the same draw for the four sites
 // c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8):
-//   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const; States are uint8, at most 255; the kernels' byte-wise
+//   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const;
+// and, for sweep_strips_kernel, a table-driven draw of the four parity-P sites of a group from the group's
+// byte-wise neighbour sums (lattice_sums8) and a table the kernel stages in shared memory from `windows`:
+//   template <int P> __device__ void draw4_strip(const float4* table, int row, int gi, uint32_t s0, uint32_t s1,
+//                                                const float* u, int* out) const;  // sites 8gi + P + 2j
+// States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
 //
 // The random numbers are counter-based (Philox4x32-R, R = the rule's rng_rounds, base/philox.h), keyed by (seed, site, sweep,
