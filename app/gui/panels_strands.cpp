@@ -47,16 +47,7 @@ void settings_fields(const StrategyInfo& info, StrandState& ss) {
 
   // The knobs this strategy reads, generated from strand_params() (sched/strand_strategy.h).
   BoundParams<StrandRunSettings> knobs(strand_params(), ss.knobs);
-  param_widgets(
-      knobs,
-      [&](const std::string& name, const std::string& text) {
-        try {
-          knobs.apply({{name, text}});
-          changed(ss);
-        } catch (const InputError&) {
-        }
-      },
-      [&info](const ParamSpec& spec) { return info.reads(spec.name); });
+  edit_params(knobs, [&ss] { changed(ss); }, [&info](const ParamSpec& spec) { return info.reads(spec.name); });
 
   ImGui::SliderFloat("fill-in replay s", &ss.fill_in_seconds, 0.f, 10.f, "%.1f");
   tip("after each run, replay its strands in the order they finished over this many seconds (a GPU run lasts "
@@ -95,16 +86,9 @@ void view_fields(const StrandWorkloadEntry& w, StrandState& ss) {
                     "field below changes.");
   const std::vector<std::string> names = strand_view_knob_names(w.view_kind);
   BoundParams<StrandViewParams> view(strand_view_knobs(), ss.view);
-  param_widgets(
-      view,
-      [&](const std::string& name, const std::string& text) {
-        try {
-          view.apply({{name, text}});
-          ss.run_requested = true;
-        } catch (const InputError&) {
-        }
-      },
-      [&](const ParamSpec& spec) { return std::find(names.begin(), names.end(), spec.name) != names.end(); });
+  edit_params(
+      view, [&ss] { ss.run_requested = true; },
+      [&names](const ParamSpec& spec) { return std::find(names.begin(), names.end(), spec.name) != names.end(); });
   ImGui::BeginDisabled(ss.view == StrandViewParams{});
   if (ImGui::Button("Reset view")) {
     ss.view = StrandViewParams{};
@@ -228,13 +212,7 @@ void workload_fields(const StrandWorkloadEntry& w, StrandState& ss) {
   ImGui::Separator();
   ImGui::TextDisabled("%s", (w.name + "'s own knobs").c_str());
   TextParams knobs(w.knobs, ss.workload_knobs);
-  param_widgets(knobs, [&](const std::string& name, const std::string& text) {
-    try {
-      knobs.apply({{name, text}});
-      changed(ss);
-    } catch (const InputError&) {
-    }
-  });
+  edit_params(knobs, [&ss] { changed(ss); });
 }
 
 void strands_section(GuiState& st) {

@@ -41,4 +41,24 @@ void param_widgets(const Params& p, Change change) {
   param_widgets(p, change, [](const ParamSpec&) { return true; });
 }
 
+/// The knobs of `p` that `shown(spec)` accepts, for settings the GUI edits in place (nothing queued): a
+/// changed value is applied to `p` at once and `applied()` is called. The widgets offer allowed values only.
+template <class Applied, class Shown>
+void edit_params(Params& p, Applied applied, Shown shown) {
+  param_widgets(
+      p,
+      [&](const std::string& name, const std::string& text) {
+        try {
+          p.apply({{name, text}});
+          applied();
+        } catch (const InputError&) {
+        }
+      },
+      shown);
+}
+template <class Applied>
+void edit_params(Params& p, Applied applied) {
+  edit_params(p, applied, [](const ParamSpec&) { return true; });
+}
+
 }  // namespace mv::gui
