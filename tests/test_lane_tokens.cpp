@@ -34,11 +34,6 @@ TEST(LaneTokens, BatchSamplesStopExactlyAtTheTarget) {
   EXPECT_EQ(shared_batch_samples(0, 0, params(512, 64)), 64u);
 }
 
-TEST(LaneTokens, OnlyAFinishedPriorityIsKept) {
-  EXPECT_FALSE(shared_priority_replaces(kFinishedPriority));
-  for (float p : {0.f, -1.f, -511.f, 1e30f, 3.5f}) EXPECT_TRUE(shared_priority_replaces(p)) << p;
-}
-
 TEST(LaneTokens, SpawnAndReleaseRules) {
   for (uint32_t e : {0u, 1u, 5u}) EXPECT_FALSE(lane_token_may_spawn(e, 1));
   EXPECT_TRUE(lane_token_may_spawn(0, 2));

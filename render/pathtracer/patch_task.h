@@ -13,9 +13,10 @@
 // guarantee that. A third mapping lets several warps execute one task at the same time:
 //  - `run_task_warp_shared`: like run_task_warp, but the batch's sample indices are reserved atomically
 //    on the patch's spp (shared_batch_samples: each index once, the patch ends exactly at the target) and
-//    the film is added to with atomics. The samples are the same; their summation order, and the film's
-//    per-pixel sums at the moment a priority is computed, depend on which warp lands first, so results
-//    equal run_task_warp's statistically, not bitwise.
+//    the batch is added to the film under a per-patch lock, as run_task_warp adds it, so that every
+//    priority is computed from a consistent film (all earlier commits, none half-done). The samples are the
+//    same; their summation order, and which batches a priority sees, depend on the order in which the
+//    warps finish tracing, so results equal run_task_warp's statistically, not bitwise.
 #pragma once
 
 #include "render/film.h"
@@ -50,11 +51,6 @@ MV_HD MV_INLINE uint32_t shared_batch_samples(uint32_t spp, uint32_t state, cons
   const uint32_t left = p.target_spp - spp;
   return p.paths_per_pixel < left ? p.paths_per_pixel : left;
 }
-
-/// Whether a concurrent execution (run_task_warp_shared) may store its new priority over `current`: not
-/// once a patch's priority is kFinishedPriority, which the execution that reserved the last samples (or
-/// stopped the patch) writes; an execution that reserved earlier samples and lands later must not revive it.
-MV_HD MV_INLINE bool shared_priority_replaces(float current) { return current != kFinishedPriority; }
 
 /// A radiance sample as the film takes it: a non-finite sample (±inf or NaN in any channel) becomes black,
 /// since it would poison the pixel's sum forever; a finite one is returned unchanged.
@@ -194,13 +190,16 @@ struct PatchTaskView {
 
   /// Executes one batch of `task` with the calling (full, converged) warp while other warps may execute
   /// batches of the same task: lane 0 reserves the batch's sample indices [n, n + k) with a CAS on the
-  /// patch's spp (k = shared_batch_samples), the warp traces them as run_task_warp does and adds them to
-  /// the film with atomics; the priority comes from the pixels' sums as this warp's atomics found them
-  /// (other batches may have landed or not) and is stored unless the patch is finished
-  /// (shared_priority_replaces). patch_spp counts reserved samples: at the end of a kernel (every execution
-  /// complete) it equals the film's samples. Returns the paths traced (0 if the patch was finished), in
-  /// every lane.
-  __device__ uint32_t run_task_warp_shared(uint32_t task) const {
+  /// patch's spp (k = shared_batch_samples), the warp traces them as run_task_warp does, then adds them to
+  /// the film while it holds the patch's `commit_lock` (a word owned by the caller, 0 = free; held for the
+  /// 16 pixels' read-modify-write only, so a waiter waits for at most a few other commits): each pixel
+  /// takes the batch on top of the samples already added (its own spp), so the priority terms come from
+  /// consistent sums. The patch's priority uses its reserved spp (batches in flight included) and is
+  /// kFinishedPriority once every sample is reserved or the patch stopped; the adaptive stop, once set,
+  /// stays. patch_spp counts reserved samples: at the end of a kernel (every execution complete) it equals
+  /// the film's. WorkCounters::finished counts the commit that makes the priority kFinishedPriority.
+  /// Returns the paths traced (0 if the patch was finished), in every lane.
+  __device__ uint32_t run_task_warp_shared(uint32_t task, uint32_t* commit_lock) const {
     constexpr unsigned kFull = 0xffffffffu;
     const int lane = static_cast<int>(threadIdx.x & 31u);
     uint32_t n_old = 0, k = 0;
@@ -236,35 +235,48 @@ struct PatchTaskView {
     acc.half.x += __shfl_down_sync(kFull, acc.half.x, 16);
     acc.half.y += __shfl_down_sync(kFull, acc.half.y, 16);
     acc.half.z += __shfl_down_sync(kFull, acc.half.z, 16);
-    const bool writer = valid && lane < 16;
-    Committed c{0.f, false};
-    if (writer) c = commit_pixel_shared(static_cast<uint32_t>(y * film.grid.width + x), acc, k, ad.evaluate);
-    float term = c.term;
-    for (int off = 8; off > 0; off >>= 1) term += __shfl_xor_sync(kFull, term, off);
-    const int pixels = __popc(__ballot_sync(kFull, writer));
-    const uint32_t converged = __ballot_sync(kFull, lane < 16 && (!valid || c.converged)) & kPatchPixelsConverged;
     float prior = 0.f;
     if (params.priority == PriorityFunction::Neyman) {
       prior = lane < 8 ? neighbour_variance(task, lane) : 0.f;
       for (int off = 4; off > 0; off >>= 1) prior = fmaxf(prior, __shfl_xor_sync(kFull, prior, off));
     }
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> lock(*commit_lock);
     if (lane == 0) {
-      const bool stopped = ad.evaluate && record_convergence(task, converged, ad.check);
-      const float np = stopped ? kFinishedPriority
-                               : patch_priority(params.priority, term, pixels, n_old + k, params.target_spp, prior);
-      // Reinterpreted as bits: only kFinishedPriority must never be replaced.
-      cuda::atomic_ref<uint32_t, cuda::thread_scope_device> pr(*reinterpret_cast<uint32_t*>(&priority[task]));
-      uint32_t cur = pr.load(cuda::memory_order_relaxed);
-      while (shared_priority_replaces(__uint_as_float(cur)) &&
-             !pr.compare_exchange_weak(cur, __float_as_uint(np), cuda::memory_order_relaxed)) {
-      }
-      if (counters) {
-        atomicAdd(&counters->work, static_cast<unsigned long long>(pixels) * k);
-        atomicAdd(&counters->tasks, 1u);
-        if (stopped || n_old + k >= params.target_spp) atomicAdd(&counters->finished, 1u);
+      // Acquire: the previous holder's film writes (ordered before its release by its __syncwarp) are
+      // visible to this warp's reads after the __syncwarp below.
+      uint32_t free = 0;
+      while (!lock.compare_exchange_weak(free, 1u, cuda::memory_order_acquire, cuda::memory_order_relaxed)) {
+        free = 0;
+        __nanosleep(64);
       }
     }
     __syncwarp();
+    const bool writer = valid && lane < 16;
+    Committed c{0.f, false};
+    if (writer) {
+      const uint32_t idx = static_cast<uint32_t>(y * film.grid.width + x);
+      c = commit_pixel(idx, acc, film.spp[idx], k, ad.evaluate);
+    }
+    float term = c.term;
+    for (int off = 8; off > 0; off >>= 1) term += __shfl_xor_sync(kFull, term, off);
+    const int pixels = __popc(__ballot_sync(kFull, writer));
+    const uint32_t converged = __ballot_sync(kFull, lane < 16 && (!valid || c.converged)) & kPatchPixelsConverged;
+    if (lane == 0) {
+      const uint32_t state = load_relaxed(&film.patch_state[task]);
+      if (ad.evaluate && (state & kPatchStopped) == 0) record_convergence(task, converged, ad.check);
+      const uint32_t reserved = load_relaxed(&film.patch_spp[task]);
+      const bool done = patch_finished(reserved, load_relaxed(&film.patch_state[task]), params);
+      const bool was_done = priority[task] == kFinishedPriority;
+      priority[task] = done ? kFinishedPriority
+                            : patch_priority(params.priority, term, pixels, reserved, params.target_spp, prior);
+      if (counters) {
+        atomicAdd(&counters->work, static_cast<unsigned long long>(pixels) * k);
+        atomicAdd(&counters->tasks, 1u);
+        if (done && !was_done) atomicAdd(&counters->finished, 1u);
+      }
+    }
+    __syncwarp();  // every lane's film writes before the release
+    if (lane == 0) lock.store(0u, cuda::memory_order_release);
     return static_cast<uint32_t>(pixels) * k;
   }
 #endif
@@ -303,26 +315,6 @@ struct PatchTaskView {
         evaluate && adaptive_pixel_converged(adaptive_pixel_error(sum, half, n_old + k), params.noise_threshold);
     return {pixel_priority_term(params.priority, old_sum, n_old, sum, sum_sq, n_old + k), converged};
   }
-#if defined(__CUDACC__)
-  /// commit_pixel for run_task_warp_shared: adds k samples (`a`) to pixel `idx` with atomics; the term and
-  /// the convergence come from the sums and the spp this batch's atomics returned (batches that landed
-  /// before it, in any order) plus its own.
-  __device__ MV_INLINE Committed commit_pixel_shared(uint32_t idx, const PixelSampleSums& a, uint32_t k,
-                                                     bool evaluate) const {
-    Rgba32f& s = film.sum[idx];
-    Rgba32f& q = film.sum_sq[idx];
-    Rgba32f& h = film.half_sum[idx];
-    const Vec3 old_sum{atomicAdd(&s.r, a.sum.x), atomicAdd(&s.g, a.sum.y), atomicAdd(&s.b, a.sum.z)};
-    const Vec3 old_sq{atomicAdd(&q.r, a.sum_sq.x), atomicAdd(&q.g, a.sum_sq.y), atomicAdd(&q.b, a.sum_sq.z)};
-    const Vec3 old_half{atomicAdd(&h.r, a.half.x), atomicAdd(&h.g, a.half.y), atomicAdd(&h.b, a.half.z)};
-    const uint32_t m_old = atomicAdd(&film.spp[idx], k);
-    const Vec3 sum = old_sum + a.sum;
-    const bool converged =
-        evaluate && adaptive_pixel_converged(adaptive_pixel_error(sum, old_half + a.half, m_old + k),
-                                             params.noise_threshold);
-    return {pixel_priority_term(params.priority, old_sum, m_old, sum, old_sq + a.sum_sq, m_old + k), converged};
-  }
-#endif
   /// PriorityFunction::Neyman's prior from neighbour j ∈ [0, 8) of `task` (row by row over its 3×3 patch
   /// neighbourhood, the patch itself skipped): neyman_neighbour_variance of the neighbour's current priority
   /// and spp, 0 outside the grid. The neighbour's task may run at the same time: a value one execution old

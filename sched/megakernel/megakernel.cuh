@@ -153,6 +153,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.lane_extra_sum = lane_extra_sum_.data();
     sp.lane_spawns = lane_spawns_.data();
     sp.lane_extra_cap = lane_extra_cap_;
+    sp.lane_lock = lane_lock_.data();
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();
@@ -379,6 +380,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     lane_extra_.resize(shared ? num_tasks : 0);
     lane_extra_sum_.resize(shared ? 1 : 0);
     lane_spawns_.resize(shared ? 1 : 0);
+    lane_lock_.resize(shared ? num_tasks : 0);
     queue_ = mk::QueueView{key_.data(),        task_.data(),     seq_.data(), seg_state_.data(),
                            seg_sorted_.data(), seg_estimate_.data(), task_min_.data(), ctl_.data(),
                            cap_log2,           s_log2,           num_tasks};
@@ -445,6 +447,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       lane_extra_.zero();
       lane_extra_sum_.zero();
       lane_spawns_.zero();
+      lane_lock_.zero();
     }
     // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
     MV_CUDA_CHECK(cudaMemsetAsync(task_min_.data(), 0xff, task_min_.bytes()));
@@ -608,6 +611,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] tokens beyond the first
   DeviceBuffer<int> lane_extra_sum_;   ///< patch_lanes > 1: their sum
   DeviceBuffer<unsigned long long> lane_spawns_;  ///< patch_lanes > 1: extra tokens added since the rebuild
+  DeviceBuffer<uint32_t> lane_lock_;   ///< patch_lanes > 1: [num tasks] commit locks, free between slices
   uint64_t head_ = 0;  ///< head after the last slice (record base)
   uint32_t live_ = 0;  ///< unfinished tasks after the last slice
   // rebuild scratch

@@ -77,7 +77,8 @@ struct MegakernelSettings {
   /// fewer than D of its entries and executions exist (sched/megakernel/lane_tokens.h), so a scene's
   /// hottest patches are sampled D batches at a time instead of one batch per ≈ 40 µs; the batches reserve
   /// their sample indices atomically, so every patch still ends exactly at the target, and add to the film
-  /// with atomics: the image then equals D = 1's statistically, not bitwise (summation order). Needs a
+  /// in the order they finish (under a per-patch lock): the image then equals D = 1's statistically, not
+  /// bitwise (summation order). Needs a
   /// workload whose tasks allow it (the path tracer's patches). 1: one warp per task, the default kernel
   /// unchanged. Switching between 1 and more rebuilds the queue (docs/perf.md has the measurements on
   /// `caustic`).
@@ -184,8 +185,8 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
           &M::stay_leading);
     t.add(make_param("patch-lanes", K::Int, 1, 32,
                      "warps that may execute one task at the same time (1: one); a task that leads the queue adds "
-                     "entries of itself up to this many; samples stay exact, the film sums become atomic (images "
-                     "equal statistically, not bitwise); switching between 1 and more rebuilds the queue",
+                     "entries of itself up to this many; samples stay exact, batches add to the film in the order they "
+                     "finish (images equal statistically, not bitwise); switching between 1 and more rebuilds the queue",
                      "sched/megakernel/lane_tokens.h", buckets),
           &M::patch_lanes);
     t.add(make_param("quantum-max", K::Int, 2, 64,

@@ -88,6 +88,7 @@ struct SliceParams {
   uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] tokens beyond the first (lane_tokens.h)
   int* lane_extra_sum = nullptr;         ///< kBucketsShared: Σ lane_extra (extra queue entries and executions)
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
+  uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
 };
 
@@ -266,7 +267,12 @@ __device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, 
   while (lane_token_may_spawn(e, sp.patch_lanes)) {
     if (extra.compare_exchange_weak(e, e + 1u, cuda::memory_order_relaxed)) {
       atomicAdd(sp.lane_spawns, 1ull);
-      enqueue_ranked(q, sp, task, p);
+      // The copy joins the window's first band (bucket_ring) without moving the window up: a window moved
+      // up to the copy's band would stop every other leading task (leads_the_queue) and send the idle
+      // warps after this one entry.
+      const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
+      if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, task, p);
+      else enqueue(q.ring(bucket_ring(p, cur, q.rings)), p, task, 0, false, sp.watchdog_cycles);
       return;
     }
   }
@@ -296,10 +302,11 @@ __device__ bool release_lane(const View& v, const QueueView& q, const SliceParam
   }
 }
 
-/// Runs one batch of `task`: run_task_warp, or run_task_warp_shared in kBucketsShared.
+/// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
+/// kBucketsShared.
 template <int Variant, class View>
-__device__ MV_INLINE uint32_t run_batch(const View& v, uint32_t task) {
-  if constexpr (Variant == kBucketsShared) return v.run_task_warp_shared(task);
+__device__ MV_INLINE uint32_t run_batch(const View& v, const SliceParams& sp, uint32_t task) {
+  if constexpr (Variant == kBucketsShared) return v.run_task_warp_shared(task, &sp.lane_lock[task]);
   else return v.run_task_warp(task);
 }
 
@@ -368,7 +375,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     // urgent one). kBucketsShared: a task that leads the queue also spawns another token (spawn_lane).
     for (uint32_t runs = 1;; ++runs) {
       if constexpr (Profile) e0 = clock64();
-      const uint32_t paths = run_batch<Variant>(v, task);
+      const uint32_t paths = run_batch<Variant>(v, sp, task);
       if constexpr (Profile) {
         const unsigned long long e = static_cast<unsigned long long>(clock64() - e0);
         exec_c += e;
