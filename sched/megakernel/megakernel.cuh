@@ -212,7 +212,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       c.tail += rings[k].tail;
       c.avail += rings[k].avail;
     }
-    // patch_lanes > 1: the queue also holds the tasks' extra tokens (sched/megakernel/lane_tokens.h).
+    // patch_lanes > 1: the queue also holds the tasks' secondary tokens (sched/megakernel/lane_tokens.h).
     int extra = 0;
     unsigned long long spawns = 0;
     if (shared_) {
@@ -232,7 +232,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       valid_ = false;
       throw CudaError("megakernel: queue invariant broken after a slice: head " + std::to_string(c.head) + ", tail " +
                       std::to_string(c.tail) + ", avail " + std::to_string(c.avail) + ", live " +
-                      std::to_string(c.live) + ", extra tokens " + std::to_string(extra));
+                      std::to_string(c.live) + ", secondary tokens " + std::to_string(extra));
     }
     st.work = tc.work;
     st.tasks = tc.tasks;
@@ -346,7 +346,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       return;
     }
     valid_ = false;
-    shared_ = shared;  // switching between 1 and more patch lanes rebuilds: the queue may hold extra tokens
+    shared_ = shared;  // switching between 1 and more patch lanes rebuilds: the queue may hold secondary tokens
     design_ = settings_.queue;
     rings_ = rings;
     num_tasks_ = num_tasks;
@@ -443,7 +443,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, order_.data(), flags_.data(), list_.data(),
                                              count_.data(), static_cast<int>(n)));
     ctl_.zero();
-    if (shared_) {  // one token per live task: the rebuilt queue's entries
+    if (shared_) {  // the rebuilt queue holds each live task's primary token, no secondary one
       lane_extra_.zero();
       lane_extra_sum_.zero();
       lane_spawns_.zero();
@@ -608,9 +608,9 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   DeviceBuffer<float> credit_;
   DeviceBuffer<uint32_t> ring_list_;
   DeviceBuffer<int> ring_count_;
-  DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] tokens beyond the first
+  DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] secondary tokens
   DeviceBuffer<int> lane_extra_sum_;   ///< patch_lanes > 1: their sum
-  DeviceBuffer<unsigned long long> lane_spawns_;  ///< patch_lanes > 1: extra tokens added since the rebuild
+  DeviceBuffer<unsigned long long> lane_spawns_;  ///< patch_lanes > 1: secondary tokens added since the rebuild
   DeviceBuffer<uint32_t> lane_lock_;   ///< patch_lanes > 1: [num tasks] commit locks, free between slices
   uint64_t head_ = 0;  ///< head after the last slice (record base)
   uint32_t live_ = 0;  ///< unfinished tasks after the last slice

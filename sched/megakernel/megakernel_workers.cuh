@@ -85,7 +85,7 @@ struct SliceParams {
   WorkerProfile* prof = nullptr;         ///< Buckets: measurement (null: off)
   int stay_leading = 0;                  ///< Buckets: MegakernelSettings::stay_leading (kBucketsMeasured)
   uint32_t patch_lanes = 1;              ///< Buckets, kBucketsShared: MegakernelSettings::patch_lanes
-  uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] tokens beyond the first (lane_tokens.h)
+  uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] secondary tokens (lane_tokens.h)
   int* lane_extra_sum = nullptr;         ///< kBucketsShared: Σ lane_extra (extra queue entries and executions)
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
@@ -252,9 +252,9 @@ __device__ MV_INLINE bool stays_leading(const QueueView& q, const SliceParams& s
   else return sp.stay_leading && leads_the_queue(q, p);
 }
 
-/// kBucketsShared: one more token of `task` (one more queue entry, which an idle warp claims and runs
-/// beside this one) if it has fewer than patch_lanes (lane_token_may_spawn) and all tasks together fewer
-/// than lane_extra_cap, so that no ring can hold more entries than its capacity (one lane).
+/// kBucketsShared: one more secondary token of `task` (a secondary queue entry, which an idle warp claims
+/// and runs beside this one) if it has fewer than patch_lanes − 1 (lane_token_may_spawn) and all tasks
+/// together fewer than lane_extra_cap, so that no ring can hold more entries than its capacity (one lane).
 __device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, uint32_t task, float p) {
   DeviceAtomic<uint32_t> extra(sp.lane_extra[task]);
   uint32_t e = extra.load(cuda::memory_order_relaxed);
@@ -267,39 +267,38 @@ __device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, 
   while (lane_token_may_spawn(e, sp.patch_lanes)) {
     if (extra.compare_exchange_weak(e, e + 1u, cuda::memory_order_relaxed)) {
       atomicAdd(sp.lane_spawns, 1ull);
-      // The copy joins the window's first band (bucket_ring) without moving the window up: a window moved
-      // up to the copy's band would stop every other leading task (leads_the_queue) and send the idle
-      // warps after this one entry.
+      // The entry joins the window's first band (bucket_ring) without moving the window up: a window moved
+      // up to its band would stop every other leading task (leads_the_queue) and send the idle warps after
+      // this one entry.
+      const uint32_t entry = secondary_entry(task);
       const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
-      if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, task, p);
-      else enqueue(q.ring(bucket_ring(p, cur, q.rings)), p, task, 0, false, sp.watchdog_cycles);
+      if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, entry, p);
+      else enqueue(q.ring(bucket_ring(p, cur, q.rings)), p, entry, 0, false, sp.watchdog_cycles);
       return;
     }
   }
   sum.fetch_sub(1, cuda::memory_order_relaxed);  // another warp took the task's last lane
 }
 
-/// kBucketsShared: the warp that ran `task` (traced `paths` in its last batch) gives its token back
-/// (lane_token_release): drops it while other tokens exist, else ends the finished task or re-enqueues it
-/// with its new priority (one lane). A batch that found the task finished (paths 0: a token that was
-/// still queued) is not an empty execution: the task's other tokens raced it to the target.
+/// kBucketsShared: the warp that ran `task` gives its token back (lane_token_release): a secondary token
+/// is dropped; the primary one ends the finished task or re-enqueues it with its new priority, as under
+/// D = 1 (one lane). A batch that found the task finished (paths 0) is not an empty execution: the task's
+/// other tokens raced this one to the target.
 template <class View>
-__device__ bool release_lane(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task) {
-  DeviceAtomic<uint32_t> extra(sp.lane_extra[task]);
-  uint32_t e = extra.load(cuda::memory_order_relaxed);
-  for (;;) {
-    switch (lane_token_release(e, v.finished(task))) {
-      case TokenRelease::Drop:
-        if (!extra.compare_exchange_weak(e, e - 1u, cuda::memory_order_relaxed)) continue;
-        DeviceAtomic<int>(*sp.lane_extra_sum).fetch_sub(1, cuda::memory_order_relaxed);
-        return true;
-      case TokenRelease::Finish:
-        DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
-        return true;
-      case TokenRelease::Requeue:
-        return enqueue_ranked(q, sp, task, v.priority[task]);
-    }
+__device__ bool release_lane(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task,
+                             bool secondary) {
+  switch (lane_token_release(secondary, v.finished(task))) {
+    case TokenRelease::Drop:
+      DeviceAtomic<uint32_t>(sp.lane_extra[task]).fetch_sub(1u, cuda::memory_order_relaxed);
+      DeviceAtomic<int>(*sp.lane_extra_sum).fetch_sub(1, cuda::memory_order_relaxed);
+      return true;
+    case TokenRelease::Finish:
+      DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
+      return true;
+    case TokenRelease::Requeue:
+      break;
   }
+  return enqueue_ranked(q, sp, task, v.priority[task]);
 }
 
 /// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
@@ -343,6 +342,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
+    [[maybe_unused]] bool secondary = false;  // kBucketsShared: lane 0 holds a secondary token
     if constexpr (Profile) {
       ++n_claims;
       k0 = clock64();
@@ -350,6 +350,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     if (lane == 0) {
       Dequeued d;
       if (take_claimed(q.ring(static_cast<uint32_t>(ring)), sp.watchdog_cycles, d, sp.record)) {
+        if constexpr (Variant == kBucketsShared) {
+          secondary = entry_is_secondary(d.task);
+          d.task = entry_task(d.task);
+        }
         if (d.task < q.num_tasks) {
           task = d.task;
           old_p = v.priority[task];
@@ -398,7 +402,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
                   (stays_in_claimed_band(q, old_p, p, static_cast<uint32_t>(ring), sp.band_slack) ||
                    (sp.stay_leading && leads));
           if (again) again = reserve_work(q, sp, 1ull);
-          if (!again) release_lane(v, q, sp, task);
+          if (!again) release_lane(v, q, sp, task, secondary);
         } else {
           again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
                   (stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack) ||
