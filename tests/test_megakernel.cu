@@ -321,6 +321,51 @@ TEST_F(MegakernelGpu, StayLeadingEndsEveryPatchAtTheTarget) {
   }
 }
 
+// patch_lanes > 1: up to D warps run one patch at once (extra queue entries, sched/megakernel/lane_tokens.h).
+// Still every patch at exactly the target and each batch counted once, with small slices so that extra
+// entries stay queued from one slice to the next, under `neyman` and `none`; and extra entries were spawned.
+TEST_F(MegakernelGpu, PatchLanesEndEveryPatchAtTheTarget) {
+  for (PriorityFunction f : {PriorityFunction::Neyman, PriorityFunction::None}) {
+    for (uint32_t lanes : {2u, 4u}) {
+      Mk m;
+      m.settings().stay_leading = lanes == 4;
+      m.settings().band_repeat = 64;
+      m.settings().patch_lanes = lanes;
+      PatchWorkload& w = furnace(126, 94, task_params(12, f, 2));
+      const RunTotals t = run_to_end(m, w, 1u << 14, ScheduleSettings{});
+      expect_exact_target(w, 12);
+      EXPECT_EQ(t.tasks, 6ull * w.num_tasks()) << priority_name(f) << " lanes " << lanes;
+      EXPECT_EQ(t.finished, w.num_tasks()) << priority_name(f) << " lanes " << lanes;
+      EXPECT_EQ(m.stats().empty_executions, 0u) << priority_name(f) << " lanes " << lanes;
+      EXPECT_GT(m.stats().lane_spawns, 0u) << priority_name(f) << " lanes " << lanes;
+      EXPECT_GT(t.steps, 3u);
+    }
+  }
+}
+
+// patch_lanes > 1 traces the same samples (each index once, distinct streams): the image equals the CPU's up
+// to summation order, far closer than another seed's.
+TEST_F(MegakernelGpu, PatchLanesImageMatchesCpuImage) {
+  const Scene scene = test::all_materials_scene(160, 118);
+  const PatchTaskParams p = task_params(32, PriorityFunction::Variance);
+  PatchWorkload cpu(scene, p, true), gpu(scene, p, true);
+  PatchTaskParams p2 = p;
+  p2.seed = 12345;
+  PatchWorkload other(scene, p2, true);
+  const auto a = test::render_mean_image(cpu, "cpu-parallel");
+  mk.settings().patch_lanes = 8;
+  mk.settings().stay_leading = true;
+  run_to_end(mk, gpu, 1u << 16, ScheduleSettings{});
+  expect_exact_target(gpu, 32);
+  const auto b = mean_image(gpu);
+  const auto c = test::render_mean_image(other, "cpu-parallel");
+  const size_t px = a.size() / 3;
+  const double gpu_vs_cpu = mse_images(a.data(), b.data(), px);
+  const double noise = mse_images(a.data(), c.data(), px);
+  EXPECT_GT(noise, 0.0);
+  EXPECT_LT(gpu_vs_cpu, 0.02 * noise) << "GPU-CPU MSE " << gpu_vs_cpu << " vs seed-to-seed MSE " << noise;
+}
+
 // MEGAVIEW_MK_PROFILE (the measured `buckets` variant): the same exact target, and its files account for
 // every execution: per task target / 2 executions with cycles, per slice the paths and the claims.
 TEST_F(MegakernelGpu, ProfiledBucketsCountEveryExecution) {

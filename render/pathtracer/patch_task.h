@@ -9,7 +9,14 @@
 //  - `run_task_warp`: the calling warp executes it, lane l tracing pixel l mod 16 and every second
 //    sample starting at l / 16 (a full patch at 2 paths per pixel is exactly 32 paths: one warp).
 // Both add the same samples (sample index = samples done before + j) and so give the same film up to
-// float summation order. No two executions of one task may run at once: strategies guarantee that.
+// float summation order. No two executions of one task may run at once under these two: strategies
+// guarantee that. A third mapping lets several warps execute one task at the same time:
+//  - `run_task_warp_shared`: like run_task_warp, but the batch's sample indices are reserved atomically
+//    on the patch's spp (shared_batch_samples: each index once, the patch ends exactly at the target) and
+//    the batch is added to the film under a per-patch lock, as run_task_warp adds it, so that every
+//    priority is computed from a consistent film (all earlier commits, none half-done). The samples are the
+//    same; their summation order, and which batches a priority sees, depend on the order in which the
+//    warps finish tracing, so results equal run_task_warp's statistically, not bitwise.
 #pragma once
 
 #include "render/film.h"
@@ -34,6 +41,15 @@ struct PatchTaskParams {
 /// priority function (under the others a stopped patch samples on to the target).
 MV_HD MV_INLINE bool patch_finished(uint32_t spp, uint32_t state, const PatchTaskParams& p) {
   return spp >= p.target_spp || (p.priority == PriorityFunction::Adaptive && (state & kPatchStopped) != 0);
+}
+
+/// Samples per pixel that the next batch of a patch with `spp` samples per pixel (reserved, for
+/// run_task_warp_shared) and adaptive-sampling state `state` adds under `p`: paths_per_pixel, fewer at the
+/// end so that the patch stops exactly at the target, 0 once it is finished (patch_finished).
+MV_HD MV_INLINE uint32_t shared_batch_samples(uint32_t spp, uint32_t state, const PatchTaskParams& p) {
+  if (patch_finished(spp, state, p)) return 0;
+  const uint32_t left = p.target_spp - spp;
+  return p.paths_per_pixel < left ? p.paths_per_pixel : left;
 }
 
 /// A radiance sample as the film takes it: a non-finite sample (±inf or NaN in any channel) becomes black,
@@ -122,24 +138,7 @@ struct PatchTaskView {
     const AdaptiveWork ad = adaptive_work(n_old, n_old + k);
     int x, y;
     const bool valid = film.grid.pixel(task, lane & 15, x, y);
-    PixelSampleSums acc;
-    if (valid) {
-      for (uint32_t j = static_cast<uint32_t>(lane >> 4); j < k; j += 2) {
-        const Vec3 l = sanitize_sample(pixel_sample(scene, params.seed, x, y, n_old + j));
-        acc.sum += l;
-        acc.sum_sq += l * l;
-        if ((n_old + j) & 1u) acc.half += l * 2.f;
-      }
-    }
-    acc.sum.x += __shfl_down_sync(kFull, acc.sum.x, 16);
-    acc.sum.y += __shfl_down_sync(kFull, acc.sum.y, 16);
-    acc.sum.z += __shfl_down_sync(kFull, acc.sum.z, 16);
-    acc.sum_sq.x += __shfl_down_sync(kFull, acc.sum_sq.x, 16);
-    acc.sum_sq.y += __shfl_down_sync(kFull, acc.sum_sq.y, 16);
-    acc.sum_sq.z += __shfl_down_sync(kFull, acc.sum_sq.z, 16);
-    acc.half.x += __shfl_down_sync(kFull, acc.half.x, 16);
-    acc.half.y += __shfl_down_sync(kFull, acc.half.y, 16);
-    acc.half.z += __shfl_down_sync(kFull, acc.half.z, 16);
+    const PixelSampleSums acc = trace_patch_samples_warp(lane, valid, x, y, n_old, k);
     const bool writer = valid && lane < 16;
     Committed c{0.f, false};
     if (writer) c = commit_pixel(static_cast<uint32_t>(y * film.grid.width + x), acc, n_old, k, ad.evaluate);
@@ -148,11 +147,7 @@ struct PatchTaskView {
     const int pixels = __popc(__ballot_sync(kFull, writer));
     // Bit i: pixel i (lane i < 16) converged or outside the image.
     const uint32_t converged = __ballot_sync(kFull, lane < 16 && (!valid || c.converged)) & kPatchPixelsConverged;
-    float prior = 0.f;
-    if (params.priority == PriorityFunction::Neyman) {  // lane j < 8 reads neighbour j; the warp takes the max
-      prior = lane < 8 ? neighbour_variance(task, lane) : 0.f;
-      for (int off = 4; off > 0; off >>= 1) prior = fmaxf(prior, __shfl_xor_sync(kFull, prior, off));
-    }
+    const float prior = neyman_prior_warp(task, lane);
     if (lane == 0) {
       const bool stopped = ad.evaluate && record_convergence(task, converged, ad.check);
       film.patch_spp[task] = n_old + k;
@@ -167,10 +162,120 @@ struct PatchTaskView {
     __syncwarp();
     return static_cast<uint32_t>(pixels) * k;
   }
+
+  /// Tasks of this view may run on several warps at once through run_task_warp_shared (what
+  /// MegakernelSettings::patch_lanes > 1 requires of a workload).
+  static constexpr bool kSharedExecutions = true;
+
+  /// Executes one batch of `task` with the calling (full, converged) warp while other warps may execute
+  /// batches of the same task: lane 0 reserves the batch's sample indices [n, n + k) with a CAS on the
+  /// patch's spp (k = shared_batch_samples), the warp traces them as run_task_warp does, then adds them to
+  /// the film while it holds the patch's `commit_lock` (a word owned by the caller, 0 = free; held for the
+  /// 16 pixels' read-modify-write only, so a waiter waits for at most a few other commits): each pixel
+  /// takes the batch on top of the samples already added (its own spp), so the priority terms come from
+  /// consistent sums. The patch's priority uses its reserved spp (batches in flight included) and is
+  /// kFinishedPriority once every sample is reserved or the patch stopped; the adaptive stop, once set,
+  /// stays. patch_spp counts reserved samples: at the end of a kernel (every execution complete) it equals
+  /// the film's. WorkCounters::finished counts the commit that makes the priority kFinishedPriority.
+  /// Returns the paths traced (0 if the patch was finished), in every lane.
+  __device__ uint32_t run_task_warp_shared(uint32_t task, uint32_t* commit_lock) const {
+    constexpr unsigned kFull = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    uint32_t n_old = 0, k = 0;
+    if (lane == 0) {
+      cuda::atomic_ref<uint32_t, cuda::thread_scope_device> spp(film.patch_spp[task]);
+      n_old = spp.load(cuda::memory_order_relaxed);
+      for (;;) {
+        k = shared_batch_samples(n_old, load_relaxed(&film.patch_state[task]), params);
+        if (k == 0 || spp.compare_exchange_weak(n_old, n_old + k, cuda::memory_order_relaxed)) break;
+      }
+    }
+    n_old = __shfl_sync(kFull, n_old, 0);
+    k = __shfl_sync(kFull, k, 0);
+    if (k == 0) return 0;
+    const AdaptiveWork ad = adaptive_work(n_old, n_old + k);
+    int x, y;
+    const bool valid = film.grid.pixel(task, lane & 15, x, y);
+    const PixelSampleSums acc = trace_patch_samples_warp(lane, valid, x, y, n_old, k);
+    const float prior = neyman_prior_warp(task, lane);
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> lock(*commit_lock);
+    if (lane == 0) {
+      // Acquire: the previous holder's film writes (ordered before its release by its __syncwarp) are
+      // visible to this warp's reads after the __syncwarp below.
+      uint32_t free = 0;
+      while (!lock.compare_exchange_weak(free, 1u, cuda::memory_order_acquire, cuda::memory_order_relaxed)) {
+        free = 0;
+        __nanosleep(64);
+      }
+    }
+    __syncwarp();
+    const bool writer = valid && lane < 16;
+    Committed c{0.f, false};
+    if (writer) {
+      const uint32_t idx = static_cast<uint32_t>(y * film.grid.width + x);
+      c = commit_pixel(idx, acc, film.spp[idx], k, ad.evaluate);
+    }
+    float term = c.term;
+    for (int off = 8; off > 0; off >>= 1) term += __shfl_xor_sync(kFull, term, off);
+    const int pixels = __popc(__ballot_sync(kFull, writer));
+    const uint32_t converged = __ballot_sync(kFull, lane < 16 && (!valid || c.converged)) & kPatchPixelsConverged;
+    if (lane == 0) {
+      const uint32_t state = load_relaxed(&film.patch_state[task]);
+      if (ad.evaluate && (state & kPatchStopped) == 0) record_convergence(task, converged, ad.check);
+      const uint32_t reserved = load_relaxed(&film.patch_spp[task]);
+      const bool done = patch_finished(reserved, load_relaxed(&film.patch_state[task]), params);
+      const bool was_done = priority[task] == kFinishedPriority;
+      priority[task] = done ? kFinishedPriority
+                            : patch_priority(params.priority, term, pixels, reserved, params.target_spp, prior);
+      if (counters) {
+        atomicAdd(&counters->work, static_cast<unsigned long long>(pixels) * k);
+        atomicAdd(&counters->tasks, 1u);
+        if (done && !was_done) atomicAdd(&counters->finished, 1u);
+      }
+    }
+    __syncwarp();  // every lane's film writes before the release
+    if (lane == 0) lock.store(0u, cuda::memory_order_release);
+    return static_cast<uint32_t>(pixels) * k;
+  }
 #endif
 
  private:
   MV_HD static MV_INLINE uint32_t min_u(uint32_t a, uint32_t b) { return a < b ? a : b; }
+#if defined(__CUDACC__)
+  /// The batch [n_old, n_old + k) of pixel (x, y) traced by the two half-warps (half h takes the samples
+  /// n_old + h, n_old + h + 2, …), the upper half's sums added into the lower's: lanes 0–15 hold the sums of
+  /// the patch's pixel `lane` (zero where !valid). Called by the whole, converged warp.
+  __device__ PixelSampleSums trace_patch_samples_warp(int lane, bool valid, int x, int y, uint32_t n_old,
+                                                      uint32_t k) const {
+    constexpr unsigned kFull = 0xffffffffu;
+    PixelSampleSums acc;
+    if (valid) {
+      for (uint32_t j = static_cast<uint32_t>(lane >> 4); j < k; j += 2) {
+        const Vec3 l = sanitize_sample(pixel_sample(scene, params.seed, x, y, n_old + j));
+        acc.sum += l;
+        acc.sum_sq += l * l;
+        if ((n_old + j) & 1u) acc.half += l * 2.f;
+      }
+    }
+    const auto add_upper_half = [](Vec3& v) {
+      v.x += __shfl_down_sync(kFull, v.x, 16);
+      v.y += __shfl_down_sync(kFull, v.y, 16);
+      v.z += __shfl_down_sync(kFull, v.z, 16);
+    };
+    add_upper_half(acc.sum);
+    add_upper_half(acc.sum_sq);
+    add_upper_half(acc.half);
+    return acc;
+  }
+  /// PriorityFunction::Neyman's prior of `task` (the largest variance of its eight neighbours; lane j < 8
+  /// reads neighbour j, the warp takes the max), in every lane; 0 under the other priority functions.
+  __device__ float neyman_prior_warp(uint32_t task, int lane) const {
+    if (params.priority != PriorityFunction::Neyman) return 0.f;
+    float prior = lane < 8 ? neighbour_variance(task, lane) : 0.f;
+    for (int off = 4; off > 0; off >>= 1) prior = fmaxf(prior, __shfl_xor_sync(0xffffffffu, prior, off));
+    return prior;
+  }
+#endif
   /// What commit_pixel reports: the pixel's priority term and, when evaluated, whether it converged.
   struct Committed {
     float term;

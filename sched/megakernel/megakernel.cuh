@@ -148,6 +148,12 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     sp.band_repeat = settings_.band_repeat;
     sp.band_slack = settings_.band_slack;
     sp.stay_leading = settings_.stay_leading;
+    sp.patch_lanes = shared_ ? settings_.patch_lanes : 1u;
+    sp.lane_extra = lane_extra_.data();
+    sp.lane_extra_sum = lane_extra_sum_.data();
+    sp.lane_spawns = lane_spawns_.data();
+    sp.lane_extra_cap = lane_extra_cap_;
+    sp.lane_lock = lane_lock_.data();
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();
@@ -206,6 +212,13 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
       c.tail += rings[k].tail;
       c.avail += rings[k].avail;
     }
+    // patch_lanes > 1: the queue also holds the tasks' secondary tokens (sched/megakernel/lane_tokens.h).
+    int extra = 0;
+    unsigned long long spawns = 0;
+    if (shared_) {
+      MV_CUDA_CHECK(cudaMemcpy(&extra, lane_extra_sum_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+      MV_CUDA_CHECK(cudaMemcpy(&spawns, lane_spawns_.data(), sizeof(spawns), cudaMemcpyDeviceToHost));
+    }
     if (c.error != mk::kErrNone) {
       valid_ = false;  // the queue may be inconsistent: rebuild from the film at the next step
       throw CudaError("megakernel watchdog: " + std::string(mk::megakernel_error_name(c.error)) + " (block " +
@@ -214,17 +227,19 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
                       std::to_string(c.live) + ")");
     }
     // At the end of a slice every dequeued task has finished or re-entered the queue.
-    if (c.tail - c.head != static_cast<unsigned long long>(c.live) || c.avail != c.live || c.live < 0) {
+    if (c.tail - c.head != static_cast<unsigned long long>(c.live) + extra || c.avail != c.live + extra ||
+        c.live < 0 || extra < 0) {
       valid_ = false;
       throw CudaError("megakernel: queue invariant broken after a slice: head " + std::to_string(c.head) + ", tail " +
                       std::to_string(c.tail) + ", avail " + std::to_string(c.avail) + ", live " +
-                      std::to_string(c.live));
+                      std::to_string(c.live) + ", secondary tokens " + std::to_string(extra));
     }
     st.work = tc.work;
     st.tasks = tc.tasks;
     st.finished = tc.finished;
     profile_end(st);
     update_stats(c, st, stopped_by_host);
+    stats_.lane_spawns = spawns;
     head_ = c.head;
     live_ = static_cast<uint32_t>(c.live);
     return st;
@@ -313,10 +328,25 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     }
     const uint32_t S = settings_.segment_size;
     const uint32_t rings = settings_.queue == QueueDesign::Buckets ? settings_.buckets : 1u;
-    if (num_tasks == num_tasks_ && S == segment_size_ && block == block_ &&
-        settings_.blocks_per_sm == blocks_per_sm_set_ && settings_.queue == design_ && rings == rings_)
+    // The Buckets kernel variant (megakernel_entry): stay_leading and patch_lanes pick a compile-time variant
+    // of the worker loop, so the default kernel carries neither.
+    const bool buckets = settings_.queue == QueueDesign::Buckets, profiled = profile_on();
+    const bool shared = buckets && !profiled && settings_.patch_lanes > 1;
+    const bool stay = buckets && !profiled && settings_.stay_leading;
+    const bool same_queue = num_tasks == num_tasks_ && S == segment_size_ && block == block_ &&
+                            settings_.blocks_per_sm == blocks_per_sm_set_ && settings_.queue == design_ &&
+                            rings == rings_ && shared == shared_;
+    if (same_queue && stay == stay_leading_) return;
+    // Resolve the kernel first: an InputError (patch_lanes on a workload that does not allow it) leaves the
+    // strategy as it was.
+    const void* kernel = mk::megakernel_entry<View>(settings_.queue, profiled, stay, shared ? settings_.patch_lanes : 1u);
+    stay_leading_ = stay;
+    if (same_queue) {  // only the stay_leading variant changed: the queue stays, the next slice runs the new kernel
+      select_kernel(kernel);
       return;
+    }
     valid_ = false;
+    shared_ = shared;  // switching between 1 and more patch lanes rebuilds: the queue may hold secondary tokens
     design_ = settings_.queue;
     rings_ = rings;
     num_tasks_ = num_tasks;
@@ -326,9 +356,11 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     // Capacity C: a power of two ≥ num_tasks + 2S and ≥ 4S. Since tail − head ≤ num_tasks ≤ C − 2S, the
     // last full segment is at most R − 2 segments behind the head's (R = C / S), so the pair the
     // controller locks never shares a segment slot (state word) with the segment in execution.
+    // patch_lanes > 1: room for as many extra entries as there are tasks (SliceParams::lane_extra_cap).
     uint64_t cap = 4ull * S;
-    while (cap < uint64_t(num_tasks) + 2ull * S) cap <<= 1;
+    while (cap < uint64_t(num_tasks) * (shared ? 2u : 1u) + 2ull * S) cap <<= 1;
     if (cap > (1ull << 31)) throw InputError("", "tasks", "too many tasks for the megakernel queue");
+    lane_extra_cap_ = shared ? static_cast<int>(std::min<uint64_t>(cap - num_tasks - 2ull * S, 1u << 30)) : 0;
     uint32_t cap_log2 = 0, s_log2 = 0;
     while ((1ull << cap_log2) < cap) ++cap_log2;
     while ((1u << s_log2) < S) ++s_log2;
@@ -345,6 +377,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     hist_.resize(kPriorityBins);
     bin_quantum_.resize(kPriorityBins);
     credit_.resize(num_tasks);
+    lane_extra_.resize(shared ? num_tasks : 0);
+    lane_extra_sum_.resize(shared ? 1 : 0);
+    lane_spawns_.resize(shared ? 1 : 0);
+    lane_lock_.resize(shared ? num_tasks : 0);
     queue_ = mk::QueueView{key_.data(),        task_.data(),     seq_.data(), seg_state_.data(),
                            seg_sorted_.data(), seg_estimate_.data(), task_min_.data(), ctl_.data(),
                            cap_log2,           s_log2,           num_tasks};
@@ -353,8 +389,14 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     queue_.locking = design_ == QueueDesign::Kerbl;
     // Grid: everything that fits at once (co-residency is what lets warps spin on each other).
     smem_bytes_ = design_ == QueueDesign::Kerbl ? size_t(2) * S * (sizeof(float) + sizeof(uint32_t)) : 0;
-    kernel_ = mk::megakernel_entry<View>(design_, profile_on());
-    const void* kernel = kernel_;
+    select_kernel(kernel);
+  }
+
+  /// Makes `kernel` the persistent kernel: its registers, the resident blocks per SM and the grid (block_,
+  /// smem_bytes_ and the blocks_per_sm setting as configured).
+  void select_kernel(const void* kernel) {
+    const uint32_t block = block_;
+    kernel_ = kernel;
     cudaFuncAttributes fa{};
     MV_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
     registers_ = static_cast<uint32_t>(fa.numRegs);
@@ -401,6 +443,12 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
     MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, order_.data(), flags_.data(), list_.data(),
                                              count_.data(), static_cast<int>(n)));
     ctl_.zero();
+    if (shared_) {  // the rebuilt queue holds each live task's primary token, no secondary one
+      lane_extra_.zero();
+      lane_extra_sum_.zero();
+      lane_spawns_.zero();
+      lane_lock_.zero();
+    }
     // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
     MV_CUDA_CHECK(cudaMemsetAsync(task_min_.data(), 0xff, task_min_.bytes()));
     const mk::QueueView q = queue_;
@@ -532,7 +580,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   uint32_t grid_ = 0, blocks_per_sm_ = 0, worker_warps_ = 0, registers_ = 0;
   uint32_t launch_grid_ = 0;  // the slice's grid: grid_, or the controllers and MegakernelSettings::worker_blocks
   size_t smem_bytes_ = 0;
-  const void* kernel_ = nullptr;  ///< the persistent kernel of design_
+  const void* kernel_ = nullptr;  ///< the persistent kernel of design_ (and its Buckets variant)
+  bool shared_ = false;           ///< kernel_ is the patch_lanes > 1 variant (lane_extra_ in use)
+  bool stay_leading_ = false;     ///< kernel_ is the stay_leading variant
+  int lane_extra_cap_ = 0;        ///< patch_lanes > 1: extra entries the rings have room for
   // queue (device)
   mk::QueueView queue_{};
   DeviceBuffer<float> key_;
@@ -557,6 +608,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   DeviceBuffer<float> credit_;
   DeviceBuffer<uint32_t> ring_list_;
   DeviceBuffer<int> ring_count_;
+  DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] secondary tokens
+  DeviceBuffer<int> lane_extra_sum_;   ///< patch_lanes > 1: their sum
+  DeviceBuffer<unsigned long long> lane_spawns_;  ///< patch_lanes > 1: secondary tokens added since the rebuild
+  DeviceBuffer<uint32_t> lane_lock_;   ///< patch_lanes > 1: [num tasks] commit locks, free between slices
   uint64_t head_ = 0;  ///< head after the last slice (record base)
   uint32_t live_ = 0;  ///< unfinished tasks after the last slice
   // rebuild scratch

@@ -8,8 +8,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "base/common.h"
+#include "base/errors.h"
 #include "sched/megakernel/megakernel_controller.cuh"
 #include "sched/megakernel/megakernel_settings.h"
 #include "sched/megakernel/megakernel_workers.cuh"
@@ -28,6 +30,17 @@ inline constexpr int kMegakernelMaxRegisters = 80;
 
 /// Kernel variant: QueueDesign::Buckets with its workers measured (WorkerProfile).
 inline constexpr int kBucketsProfiled = 3;
+/// Kernel variant: QueueDesign::Buckets with stay_leading (BucketsVariant kBucketsStayLeading).
+inline constexpr int kBucketsStayLeadingKernel = 4;
+/// Kernel variant: QueueDesign::Buckets with patch_lanes > 1 (BucketsVariant kBucketsShared).
+inline constexpr int kBucketsSharedKernel = 5;
+
+/// Whether tasks of `View` may run on several warps at once (View::kSharedExecutions, with
+/// run_task_warp_shared): what MegakernelSettings::patch_lanes > 1 needs.
+template <class View, class = void>
+struct SharedExecutions : std::false_type {};
+template <class View>
+struct SharedExecutions<View, std::enable_if_t<View::kSharedExecutions>> : std::true_type {};
 
 /// The persistent kernel of one queue design (a template parameter, so that each design's kernel holds only
 /// its own worker loop and fits the register cap without spilling): blocks 0 … P−1 control, the others work.
@@ -43,18 +56,33 @@ __global__ void __maxnreg__(kMegakernelMaxRegisters) megakernel_kernel(View v, Q
     }
   } else {
     if (blockIdx.x < sp.controllers) table_controller_block(q, sp);
-    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets)) worker_warp_buckets<false>(v, q, sp);
-    else if constexpr (Design == kBucketsProfiled) worker_warp_buckets<true>(v, q, sp);
+    else if constexpr (Design == static_cast<int>(QueueDesign::Buckets))
+      worker_warp_buckets<false, kBucketsPlain>(v, q, sp);
+    else if constexpr (Design == kBucketsProfiled) worker_warp_buckets<true, kBucketsMeasured>(v, q, sp);
+    else if constexpr (Design == kBucketsStayLeadingKernel) worker_warp_buckets<false, kBucketsStayLeading>(v, q, sp);
+    else if constexpr (Design == kBucketsSharedKernel) worker_warp_buckets<false, kBucketsShared>(v, q, sp);
     else worker_warp_quanta(v, q, sp);
   }
 }
 
-/// The persistent kernel of queue design `d` (`profiled`: the measured Buckets variant, kBucketsProfiled).
+/// The persistent kernel of queue design `d` (`profiled`: the measured Buckets variant, kBucketsProfiled;
+/// else under Buckets the variant of `stay_leading` and `patch_lanes`). Throws InputError("", "patch-lanes")
+/// when patch_lanes > 1 and View's tasks cannot run concurrently (SharedExecutions).
 template <class View>
-const void* megakernel_entry(QueueDesign d, bool profiled = false) {
+const void* megakernel_entry(QueueDesign d, bool profiled = false, bool stay_leading = false,
+                             uint32_t patch_lanes = 1) {
   switch (d) {
     case QueueDesign::Buckets:
       if (profiled) return reinterpret_cast<const void*>(&megakernel_kernel<View, kBucketsProfiled>);
+      if (patch_lanes > 1) {
+        if constexpr (SharedExecutions<View>::value)
+          return reinterpret_cast<const void*>(&megakernel_kernel<View, kBucketsSharedKernel>);
+        else
+          throw InputError("", "patch-lanes",
+                           std::to_string(patch_lanes) + " needs a workload whose tasks can run on several warps at "
+                           "once (the path tracer's patches); this one allows 1");
+      }
+      if (stay_leading) return reinterpret_cast<const void*>(&megakernel_kernel<View, kBucketsStayLeadingKernel>);
       return reinterpret_cast<const void*>(&megakernel_kernel<View, 1>);
     case QueueDesign::Quanta: return reinterpret_cast<const void*>(&megakernel_kernel<View, 2>);
     case QueueDesign::Kerbl: break;

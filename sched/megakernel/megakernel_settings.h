@@ -72,6 +72,17 @@ struct MegakernelSettings {
   /// (0.145–0.150× with band_repeat 64), at twice the samples; it costs `variance` on caustic 7 % and
   /// `neyman` on room (docs/perf.md), hence off by default.
   bool stay_leading = false;
+  /// `buckets`: D, the most warps that may execute one task's batches at the same time, [1, 32]. With
+  /// D > 1 a task that leads the queue after a batch puts a secondary entry of itself into the queue while
+  /// it has fewer than D entries and executions (sched/megakernel/lane_tokens.h), so a scene's hottest
+  /// patches are sampled D batches at a time instead of one batch per ≈ 40 µs; the batches reserve their
+  /// sample indices atomically, so every patch still ends exactly at the target, and add to the film in the
+  /// order they finish (under a per-patch lock): the image then equals D = 1's statistically, not bitwise
+  /// (summation order). Needs a workload whose tasks allow it (the path tracer's patches). 1: one warp per
+  /// task, the default kernel unchanged. Switching between 1 and more rebuilds the queue. Experimental: on `caustic` under `neyman`
+  /// with stay_leading it matched stay_leading's time to quality in some runs and stalled in others
+  /// (docs/perf.md).
+  uint32_t patch_lanes = 1;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -172,6 +183,13 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "greedy order's next pick anyway): hot patches run back to back",
                      "sched/megakernel/priority_table.h", buckets),
           &M::stay_leading);
+    t.add(make_param("patch-lanes", K::Int, 1, 32,
+                     "warps that may execute one task at the same time (1: one); a task that leads the queue adds "
+                     "entries of itself up to this many; samples stay exact, batches add to the film in the order they "
+                     "finish (images equal statistically, not bitwise); switching between 1 and more rebuilds the queue. "
+                     "Experimental: on caustic, some seeds stall on an MSE plateau for tens of ms (docs/perf.md)",
+                     "sched/megakernel/lane_tokens.h", buckets, kParamAdvanced),
+          &M::patch_lanes);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",
@@ -287,6 +305,7 @@ struct MegakernelStats {
   uint64_t yields = 0;            ///< `quanta`: visits that ran no batch (credit below one batch)
   uint64_t aged_claims = 0;       ///< `buckets`: claims that served the fullest ring (ageing)
   uint64_t table_passes = 0;      ///< `quanta`: controller passes over the priority histogram
+  uint64_t lane_spawns = 0;       ///< `buckets`, patch_lanes > 1: secondary entries tasks added of themselves
 };
 
 /// The megakernel as code without CUDA headers reaches it: MegakernelStrategy<W> implements it, and

@@ -9,7 +9,8 @@
 //    execution wrote (§6.3: "tasks repeatedly append themselves to the end of the queue").
 //  - worker_warp_buckets (`buckets`): claims the front task of the most urgent non-empty priority band's
 //    ring (claim_ring_warp; bands and rings of sched/megakernel/priority_table.h), runs it and re-enqueues it
-//    into the ring of its new band.
+//    into the ring of its new band. Its opt-in features are compile-time variants (BucketsVariant), each
+//    its own kernel, so that the default loop carries none of their instructions.
 //  - worker_warp_quanta (`quanta`): dequeues from one FIFO ring and runs a priority-proportional number of
 //    sample batches per visit (draw_quantum of sched/megakernel/priority_table.h).
 // The controller blocks are in sched/megakernel/megakernel_controller.cuh, the persistent kernel in
@@ -21,6 +22,7 @@
 #include <cstdint>
 
 #include "base/common.h"
+#include "sched/megakernel/lane_tokens.h"
 #include "sched/megakernel/megakernel_settings.h"
 #include "sched/megakernel/priority_table.h"
 #include "sched/megakernel/work_queue.cuh"
@@ -81,7 +83,22 @@ struct SliceParams {
   float* credit = nullptr;               ///< [num tasks] Quanta: fractional batches carried over
   long long table_cycles = 0;            ///< how often the controller recomputes the table
   WorkerProfile* prof = nullptr;         ///< Buckets: measurement (null: off)
-  int stay_leading = 0;                  ///< Buckets: MegakernelSettings::stay_leading
+  int stay_leading = 0;                  ///< Buckets: MegakernelSettings::stay_leading (kBucketsMeasured)
+  uint32_t patch_lanes = 1;              ///< Buckets, kBucketsShared: MegakernelSettings::patch_lanes
+  uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] secondary tokens (lane_tokens.h)
+  int* lane_extra_sum = nullptr;         ///< kBucketsShared: Σ lane_extra (extra queue entries and executions)
+  int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
+  uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
+  unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
+};
+
+/// Compile-time variants of the `buckets` worker loop (worker_warp_buckets), each the loop of its own
+/// kernel (sched/megakernel/megakernel_device.cuh), chosen by the host from the settings.
+enum BucketsVariant : int {
+  kBucketsPlain = 0,        ///< stay_leading off, patch_lanes 1: the default
+  kBucketsStayLeading = 1,  ///< stay_leading on, patch_lanes 1
+  kBucketsMeasured = 2,     ///< the WorkerProfile variant: stay_leading read from SliceParams, patch_lanes 1
+  kBucketsShared = 3,       ///< patch_lanes > 1 (lane_tokens.h); stay_leading read from SliceParams
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -166,22 +183,9 @@ __device__ MV_INLINE void move_priority_bin(int* hist, float old_p, float new_p,
   }
 }
 
-/// After `paths` were traced in one visit of `task` (whose priority was `old_p` before it): the quanta's
-/// histogram, then finish or re-enqueue (buckets: into its new priority band's ring) (one lane).
-template <class View>
-__device__ bool finish_ranked(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
-                              float old_p) {
-  if (paths == 0) {
-    atomicAdd(&q.main->empty_executions, 1ull);
-    return true;
-  }
-  const float p = v.priority[task];
-  const bool done = v.finished(task);
-  if (sp.design == static_cast<int>(QueueDesign::Quanta)) move_priority_bin(sp.hist, old_p, p, done);
-  if (done) {
-    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
-    return true;
-  }
+/// Enqueues `task` with priority p: under `buckets` into the urgent ring or its band's ring (moving the
+/// window up to its band when it is above it), else into the one ring (one lane).
+__device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& sp, uint32_t task, float p) {
   uint32_t ring = 0;
   if (q.rings > 1) {  // buckets: urgent, or the band's ring in the calendar window
     DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
@@ -198,6 +202,25 @@ __device__ bool finish_ranked(const View& v, const QueueView& q, const SlicePara
     ring = bucket_ring(p, cur, q.rings);
   }
   return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
+}
+
+/// After `paths` were traced in one visit of `task` (whose priority was `old_p` before it): the quanta's
+/// histogram, then finish or re-enqueue (buckets: into its new priority band's ring) (one lane).
+template <class View>
+__device__ bool finish_ranked(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task, uint32_t paths,
+                              float old_p) {
+  if (paths == 0) {
+    atomicAdd(&q.main->empty_executions, 1ull);
+    return true;
+  }
+  const float p = v.priority[task];
+  const bool done = v.finished(task);
+  if (sp.design == static_cast<int>(QueueDesign::Quanta)) move_priority_bin(sp.hist, old_p, p, done);
+  if (done) {
+    DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
+    return true;
+  }
+  return enqueue_ranked(q, sp, task, p);
 }
 
 /// Buckets: whether a task claimed from `ring` with priority `claimed_p` may run again now that its
@@ -219,6 +242,73 @@ __device__ MV_INLINE bool leads_the_queue(const QueueView& q, float p) {
   return priority_band(p) <= DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
 }
 
+/// Buckets: whether the worker's variant keeps a task whose priority is now p running because it leads
+/// the queue (stay_leading): never in kBucketsPlain, always in kBucketsStayLeading, as the settings say in
+/// the others.
+template <int Variant>
+__device__ MV_INLINE bool stays_leading(const QueueView& q, const SliceParams& sp, float p) {
+  if constexpr (Variant == kBucketsPlain) return false;
+  else if constexpr (Variant == kBucketsStayLeading) return leads_the_queue(q, p);
+  else return sp.stay_leading && leads_the_queue(q, p);
+}
+
+/// kBucketsShared: one more secondary token of `task` (a secondary queue entry, which an idle warp claims
+/// and runs beside this one) if it has fewer than patch_lanes − 1 (lane_token_may_spawn) and all tasks
+/// together fewer than lane_extra_cap, so that no ring can hold more entries than its capacity (one lane).
+__device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, uint32_t task, float p) {
+  DeviceAtomic<uint32_t> extra(sp.lane_extra[task]);
+  uint32_t e = extra.load(cuda::memory_order_relaxed);
+  if (!lane_token_may_spawn(e, sp.patch_lanes)) return;
+  DeviceAtomic<int> sum(*sp.lane_extra_sum);
+  if (sum.fetch_add(1, cuda::memory_order_relaxed) >= sp.lane_extra_cap) {  // reserve room first
+    sum.fetch_sub(1, cuda::memory_order_relaxed);
+    return;
+  }
+  while (lane_token_may_spawn(e, sp.patch_lanes)) {
+    if (extra.compare_exchange_weak(e, e + 1u, cuda::memory_order_relaxed)) {
+      atomicAdd(sp.lane_spawns, 1ull);
+      // The entry joins the window's first band (bucket_ring) without moving the window up: a window moved
+      // up to its band would stop every other leading task (leads_the_queue) and send the idle warps after
+      // this one entry.
+      const uint32_t entry = secondary_entry(task);
+      const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
+      if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, entry, p);
+      else enqueue(q.ring(bucket_ring(p, cur, q.rings)), p, entry, 0, false, sp.watchdog_cycles);
+      return;
+    }
+  }
+  sum.fetch_sub(1, cuda::memory_order_relaxed);  // another warp took the task's last lane
+}
+
+/// kBucketsShared: the warp that ran `task` gives its token back (lane_token_release): a secondary token
+/// is dropped; the primary one ends the finished task or re-enqueues it with its new priority, as under
+/// D = 1 (one lane). A batch that found the task finished (paths 0) is not an empty execution: the task's
+/// other tokens raced this one to the target.
+template <class View>
+__device__ bool release_lane(const View& v, const QueueView& q, const SliceParams& sp, uint32_t task,
+                             bool secondary) {
+  switch (lane_token_release(secondary, v.finished(task))) {
+    case TokenRelease::Drop:
+      DeviceAtomic<uint32_t>(sp.lane_extra[task]).fetch_sub(1u, cuda::memory_order_relaxed);
+      DeviceAtomic<int>(*sp.lane_extra_sum).fetch_sub(1, cuda::memory_order_relaxed);
+      return true;
+    case TokenRelease::Finish:
+      DeviceAtomic<int>(q.main->live).fetch_sub(1, cuda::memory_order_relaxed);
+      return true;
+    case TokenRelease::Requeue:
+      break;
+  }
+  return enqueue_ranked(q, sp, task, v.priority[task]);
+}
+
+/// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
+/// kBucketsShared.
+template <int Variant, class View>
+__device__ MV_INLINE uint32_t run_batch(const View& v, const SliceParams& sp, uint32_t task) {
+  if constexpr (Variant == kBucketsShared) return v.run_task_warp_shared(task, &sp.lane_lock[task]);
+  else return v.run_task_warp(task);
+}
+
 /// Reserves one unit of the slice's budget (lane 0); false when the slice's budget or a stop is reached.
 __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp, unsigned long long units) {
   return DeviceAtomic<unsigned long long>(q.main->reserved).fetch_add(units, cuda::memory_order_relaxed) < sp.budget;
@@ -226,8 +316,9 @@ __device__ MV_INLINE bool reserve_work(const QueueView& q, const SliceParams& sp
 
 /// QueueDesign::Buckets: the warp claims the front task of the most urgent non-empty band (every
 /// age_period-th claim: of the fullest ring), executes it once and re-enqueues it into its new priority
-/// band's ring (claim_ring_warp, bucket_ring).
-template <bool Profile, class View>
+/// band's ring (claim_ring_warp, bucket_ring). `Variant` (BucketsVariant) selects the opt-in features;
+/// `Profile` fills the WorkerProfile (with kBucketsMeasured).
+template <bool Profile, int Variant, class View>
 __device__ void worker_warp_buckets(const View& v, const QueueView& q, const SliceParams& sp) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u;
@@ -251,6 +342,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
+    [[maybe_unused]] bool secondary = false;  // kBucketsShared: lane 0 holds a secondary token
     if constexpr (Profile) {
       ++n_claims;
       k0 = clock64();
@@ -258,6 +350,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     if (lane == 0) {
       Dequeued d;
       if (take_claimed(q.ring(static_cast<uint32_t>(ring)), sp.watchdog_cycles, d, sp.record)) {
+        if constexpr (Variant == kBucketsShared) {
+          secondary = entry_is_secondary(d.task);
+          d.task = entry_task(d.task);
+        }
         if (d.task < q.num_tasks) {
           task = d.task;
           old_p = v.priority[task];
@@ -280,10 +376,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     __syncwarp();
     // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
     // stay_leading) leads the queue (an aged claim runs once: it served the fullest ring, not the most
-    // urgent one).
+    // urgent one). kBucketsShared: a task that leads the queue also spawns another token (spawn_lane).
     for (uint32_t runs = 1;; ++runs) {
       if constexpr (Profile) e0 = clock64();
-      const uint32_t paths = v.run_task_warp(task);
+      const uint32_t paths = run_batch<Variant>(v, sp, task);
       if constexpr (Profile) {
         const unsigned long long e = static_cast<unsigned long long>(clock64() - e0);
         exec_c += e;
@@ -297,11 +393,23 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       }
       int again = 0;
       if (lane == 0) {
-        again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
-                (stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack) ||
-                 (sp.stay_leading && leads_the_queue(q, v.priority[task])));
-        if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
-        if (!again) finish_ranked(v, q, sp, task, paths, old_p);
+        if constexpr (Variant == kBucketsShared) {
+          const float p = v.priority[task];
+          const bool open = paths != 0 && !v.finished(task);
+          const bool leads = open && leads_the_queue(q, p);
+          if (leads) spawn_lane(q, sp, task, p);
+          again = !aged && runs < sp.band_repeat && open &&
+                  (stays_in_claimed_band(q, old_p, p, static_cast<uint32_t>(ring), sp.band_slack) ||
+                   (sp.stay_leading && leads));
+          if (again) again = reserve_work(q, sp, 1ull);
+          if (!again) release_lane(v, q, sp, task, secondary);
+        } else {
+          again = !aged && runs < sp.band_repeat && paths != 0 && !v.finished(task) &&
+                  (stays_in_claimed_band(q, old_p, v.priority[task], static_cast<uint32_t>(ring), sp.band_slack) ||
+                   stays_leading<Variant>(q, sp, v.priority[task]));
+          if (again) again = reserve_work(q, sp, 1ull);  // the slice's budget counts every batch
+          if (!again) finish_ranked(v, q, sp, task, paths, old_p);
+        }
       }
       again = __shfl_sync(kFull, again, 0);
       __syncwarp();
