@@ -234,9 +234,10 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
 
 /// One strip's half-sweep of colour C (rows r0 … r0+R−1, columns 8gi … 8gi+7, `row` = its first row's group),
 /// with the random words of rows r0 + J, J ≥ K, given (ws[J · stride], lattice_strip_words) and those of the first
-/// K rows computed here (counter (row · W/8 + gi, sweep, C, 0)): every row it reads (the R rows, the rows above
-/// and below) is loaded before the first store, then the R groups are drawn and stored. The loads read only colour 1−C's bytes where it matters (the stores change only colour
-/// C's), so loading them first gives lattice_strip_rows' bits.
+/// K rows computed here (counter (row · W/8 + gi, sweep, C, 0)): the R rows and the rows above and below are
+/// loaded before the first store (a row's side byte, in the neighbouring strip's columns, when the row is drawn),
+/// then the R groups are drawn and stored. The sums read only colour 1−C's bytes, and the stores change only
+/// colour C's, so loading the rows first gives lattice_strip_rows' bits.
 template <int C, int R, int K, class Rule>
 __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const float4* table, uint8_t* row, int r0,
                                                         int width, int height, int gi, const uint4* ws, int stride,
