@@ -1,5 +1,6 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups, gibbs-persistent, gibbs-window and gibbs-strips with several block shapes) give the CPU reference's bits; gibbs-blog (its
+// launch shapes, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips and gibbs-ahead with several block shapes) give the CPU
+// reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
 // the CPU's bits too. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -40,7 +41,8 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
-/// gibbs-groups, gibbs-persistent, gibbs-window and gibbs-strips (13 sweeps, the persistent ones in two runs) give `want`
+/// gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips and gibbs-ahead (13 sweeps, the persistent ones in two runs)
+/// give `want`
 /// at block bw × bh.
 void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
                                        const std::string& what) {
@@ -49,7 +51,7 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
   g.set_strategy("gibbs-groups");
   g.run_sweeps(13);
   EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
-  for (const char* strategy : {"gibbs-persistent", "gibbs-window", "gibbs-strips"}) {  // 13 sweeps in two launches
+  for (const char* strategy : {"gibbs-persistent", "gibbs-window", "gibbs-strips", "gibbs-ahead"}) {  // 13 sweeps in two launches
     GibbsRun q(k, true);
     set_block(q, bw, bh);
     q.set_strategy(strategy);
@@ -67,7 +69,8 @@ TEST(GibbsGpu, CounterRngKernelsGiveTheCpuBitsForEveryShape) {
     ParamValues k = knobs(w, h);
     k["lambda"] = lambda;
     const std::vector<uint8_t> want = cpu_state(k, 13);
-    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1}})
+    for (auto [bw, bh] : {std::pair{1, 1}, std::pair{32, 4}, std::pair{4, 16}, std::pair{3, 5}, std::pair{256, 1},
+                          std::pair{32, 32}})
       expect_groups_and_persistent_give(k, want, bw, bh, std::string(w) + "x" + h + " λ " + lambda);
     for (auto [tw, th, n] : {std::tuple{8, 8, 1}, std::tuple{32, 16, 4}, std::tuple{128, 64, 4}, std::tuple{16, 3, 6}}) {
       GibbsRun g(k, true);
@@ -160,6 +163,15 @@ TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
     s.run_sweeps(30);
     EXPECT_EQ(s.state(), want) << "gibbs-strips block " << bw << "x" << bh;
   }
+  // gibbs-ahead at the bench's 32 × 32, at two other shapes, and at 3 × 5, where a thread has two strips or more
+  // (the later strips' words are computed in the half-sweep, not ahead).
+  for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}, std::pair{3, 5}}) {
+    GibbsRun s({}, true);
+    set_block(s, bw, bh);
+    s.set_strategy("gibbs-ahead");
+    s.run_sweeps(30);
+    EXPECT_EQ(s.state(), want) << "gibbs-ahead block " << bw << "x" << bh;
+  }
 }
 
 TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {
@@ -174,7 +186,7 @@ TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {
 TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   MV_GIBBS_REQUIRE_GPU();
   const ParamValues k = knobs("64", "32");
-  const std::vector<uint8_t> want = cpu_state(k, 14);
+  const std::vector<uint8_t> want = cpu_state(k, 15);
   GibbsRun g(k, true);
   g.set_strategy("gibbs-deep");
   g.run_sweeps(5);
@@ -188,7 +200,9 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.run_sweeps(1);
   g.set_strategy("gibbs-strips");
   g.run_sweeps(1);
-  EXPECT_EQ(g.steps(), 14u);
+  g.set_strategy("gibbs-ahead");
+  g.run_sweeps(1);
+  EXPECT_EQ(g.steps(), 15u);
   EXPECT_EQ(g.state(), want);
 }
 
@@ -226,7 +240,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   // The viewer's frame: advance for a 16 ms budget, then the sample view as RGBA. At the benchmark's
   // configuration (2048², the default knobs) a frame must take well under 33 ms (30 fps).
   GibbsRun g({}, true);
-  EXPECT_EQ(g.strategy(), "gibbs-strips");
+  EXPECT_EQ(g.strategy(), "gibbs-ahead");
   std::vector<uint32_t> rgba;
   uint32_t w = 0, h = 0;
   g.advance(16.0);  // warm-up: the first advance measures the rate
@@ -245,7 +259,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   EXPECT_LT(ms, 33.0);
   const nlohmann::json r = g.report();
   EXPECT_GT(r["site_updates_per_ns"].get<double>(), 1.0);
-  EXPECT_EQ(r["strategy"], "gibbs-strips");
+  EXPECT_EQ(r["strategy"], "gibbs-ahead");
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 //   per half-sweep and reused as its neighbours' up and down rows), the colour a compile-time constant, and
 //   the rule's table-driven draw4_strip (window table in shared memory, per-site table row ids).
 //   Bit-identical to the CPU reference.
+// - sweep_strips_ahead: sweep_strips' update with the next half-sweep's Philox words computed between the arrival
+//   at the grid barrier and the wait (a split barrier), kept in shared memory. Bit-identical to the CPU reference.
 // - deep_tile: several sweeps per launch (temporal blocking). A block copies its tile and a halo of
 //   depth D = 2n rows (columns: D rounded up to 8) into shared memory and runs 2n half-sweeps there; after
 //   half-sweep h the sites at distance ≥ h+1 from the tile's edge are exact, so the interior is exact
@@ -29,6 +31,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "base/philox.h"
 #include "sched/lattice/checkerboard_sweep.h"
@@ -208,6 +211,138 @@ __global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* 
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h);
     half(std::integral_constant<int, 0>(), sweep);
     half(std::integral_constant<int, 1>(), sweep);
+  }
+}
+
+/// Stores the Philox words of one strip's half-sweep of colour `colour` at sweep `sweep`: block J (J0 ≤ J < R),
+/// for the group of row r0 + J (counter (row · W/8 + gi, sweep, colour, 0), as in lattice_strip_rows), goes to
+/// ws[J · stride]. Rows at or past `height` get no block.
+template <int R, int J0, class Rule>
+__device__ __forceinline__ void lattice_strip_words(const Rule& rule, const LatticeKeys& keys, uint32_t sweep,
+                                                    uint32_t colour, int r0, int gpr, int gi, int height, uint4* ws,
+                                                    int stride) {
+  const uint32_t g0 = static_cast<uint32_t>(r0) * static_cast<uint32_t>(gpr) + static_cast<uint32_t>(gi);
+#pragma unroll
+  for (int J = J0; J < R; ++J) {
+    if (r0 + J < height) {
+      const Philox4x32 b = philox4x32_round_keys(g0 + static_cast<uint32_t>(J * gpr), sweep, colour, 0u, keys.k0,
+                                                 kLatticeKeyHi, rule.rng_rounds);
+      ws[J * stride] = make_uint4(b.v[0], b.v[1], b.v[2], b.v[3]);
+    }
+  }
+}
+
+/// One strip's half-sweep of colour C (rows r0 … r0+R−1, columns 8gi … 8gi+7, `row` = its first row's group),
+/// with the random words of rows r0 + J, J ≥ K, given (ws[J · stride], lattice_strip_words) and those of the first
+/// K rows computed here (counter (row · W/8 + gi, sweep, C, 0)): the R rows and the rows above and below are
+/// loaded before the first store (a row's side byte, in the neighbouring strip's columns, when the row is drawn),
+/// then the R groups are drawn and stored. The sums read only colour 1−C's bytes, and the stores change only
+/// colour C's, so loading the rows first gives lattice_strip_rows' bits.
+template <int C, int R, int K, class Rule>
+__device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const float4* table, uint8_t* row, int r0,
+                                                        int width, int height, int gi, const uint4* ws, int stride,
+                                                        const LatticeKeys& keys, uint32_t sweep) {
+  const int c0 = 8 * gi;
+  uint2 m[R + 2];
+  m[0] = r0 > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
+#pragma unroll
+  for (int J = 0; J <= R; ++J)
+    m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
+#pragma unroll
+  for (int J = 0; J < R; ++J) {
+    if (r0 + J < height) {
+      uint4 b;
+      if (J < K) {  // computed here, while the loads above are in flight
+        const Philox4x32 q = philox4x32_round_keys(static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width / 8) +
+                                                       static_cast<uint32_t>(gi),
+                                                   sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi,
+                                                   rule.rng_rounds);
+        b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
+      } else {
+        b = ws[J * stride];
+      }
+      const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
+      int v[4];
+      constexpr int kP[2] = {C & 1, (C + 1) & 1};
+      uint32_t s0, s1;
+      // parity 0's sites need the byte left of the group, parity 1's the byte right of it
+      const uint32_t left = kP[J & 1] == 0 && c0 > 0 ? row[J * width - 1] : 0u;
+      const uint32_t right = kP[J & 1] == 1 && c0 + 8 < width ? row[J * width + 8] : 0u;
+      lattice_sums8(m[J + 1].x, m[J + 1].y, m[J].x, m[J].y, m[J + 2].x, m[J + 2].y, left, right, s0, s1);
+      uint32_t o0 = m[J + 1].x, o1 = m[J + 1].y;
+      if (kP[J & 1]) {
+        rule.template draw4_strip<1>(table, r0 + J, gi, s0, s1, u, v);
+        lattice_merge4(o0, o1, 1, v);
+      } else {
+        rule.template draw4_strip<0>(table, r0 + J, gi, s0, s1, u, v);
+        lattice_merge4(o0, o1, 0, v);
+      }
+      *reinterpret_cast<uint2*>(row + J * width) = make_uint2(o0, o1);
+    }
+  }
+}
+
+/// Dynamic shared memory of sweep_strips_ahead_kernel: the window table (table_bytes, a multiple of 16), then
+/// 16 bytes of random words per row of a strip and thread.
+inline size_t lattice_strips_ahead_smem(int table_bytes, int threads, int rows = 4) {
+  return static_cast<size_t>(table_bytes) + static_cast<size_t>(16) * rows * threads;
+}
+
+/// sweep_strips_kernel's sweeps with the random numbers one half-sweep ahead. A thread computes the Philox words
+/// of its first strip's next half-sweep, except those of its first K rows, between its block's arrival at the grid
+/// barrier and the wait for the other blocks (cooperative_groups' split barrier_arrive / barrier_wait), so they
+/// fill the barrier's latency; they wait in shared memory (lattice_strips_ahead_smem). The first K rows' words are
+/// computed after the barrier, while the strip's loads are in flight (K = 1 was the fastest of 0, 1 and 2 on the
+/// H100, docs/perf.md). Every strip's rows are loaded before its first store (lattice_strip_preloaded), and a
+/// thread's strips are stepped without a division. The counters do not depend on the state, so the bits are
+/// sweep_strips_kernel's. Same launch contract (blocks of at most 4096 / R threads: 64 registers at R = 4), with
+/// lattice_strips_ahead_smem(table_bytes, threads, R) bytes of dynamic shared memory (over 48 KiB: the launch
+/// raises cudaFuncAttributeMaxDynamicSharedMemorySize).
+template <class Rule, int K = 1, int R = kLatticeStripRows>
+__global__ void __launch_bounds__(4096 / R) sweep_strips_ahead_kernel(Rule rule, uint8_t* x, int width, int height,
+                                                                  LatticeKeys keys, uint32_t sweep0, int sweeps,
+                                                                  int table_bytes) {
+  static_assert(R % 2 == 0, "a strip starts at an even row");
+  extern __shared__ float4 lattice_strip_table[];
+  const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
+  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const float4* src = reinterpret_cast<const float4*>(rule.windows);
+  for (int i = t; i < table_bytes / 16; i += nthreads) lattice_strip_table[i] = src[i];
+  uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int gpr = width / 8, srows = (height + R - 1) / R;
+  const int tid = static_cast<int>(blockIdx.x) * nthreads + t, nt = static_cast<int>(gridDim.x) * nthreads;
+  // The thread's first strip (row of strips sr0, group gi0) and the step to its next (nt strips on).
+  const int sr0 = tid / gpr, gi0 = tid - sr0 * gpr, sr_step = nt / gpr, gi_step = nt - sr_step * gpr;
+  const bool mine = sr0 < srows;
+  if (mine) lattice_strip_words<R, K>(rule, keys, sweep0, 0u, R * sr0, gpr, gi0, height, ws, nthreads);
+  __syncthreads();
+  auto half = [&](auto colour, uint32_t sweep, bool last) {
+    constexpr int C = decltype(colour)::value;
+    // The first strip's words are in place; where there are more strips than threads, the next strip's words
+    // go to the same slots when it comes.
+    for (int sr = sr0, gi = gi0; sr < srows;) {
+      lattice_strip_preloaded<C, R, K>(rule, lattice_strip_table, x + static_cast<size_t>(R * sr) * width + 8 * gi,
+                                       R * sr, width, height, gi, ws, nthreads, keys, sweep);
+      gi += gi_step;
+      sr += sr_step;
+      if (gi >= gpr) {
+        gi -= gpr;
+        ++sr;
+      }
+      if (sr < srows)
+        lattice_strip_words<R, K>(rule, keys, sweep, static_cast<uint32_t>(C), R * sr, gpr, gi, height, ws, nthreads);
+    }
+    auto token = grid.barrier_arrive();
+    if (mine && !last)
+      lattice_strip_words<R, K>(rule, keys, C == 0 ? sweep : sweep + 1u, C == 0 ? 1u : 0u, R * sr0, gpr, gi0, height,
+                                ws, nthreads);
+    grid.barrier_wait(std::move(token));
+  };
+  for (int h = 0; h < sweeps; ++h) {
+    const uint32_t sweep = sweep0 + static_cast<uint32_t>(h);
+    half(std::integral_constant<int, 0>(), sweep, false);
+    half(std::integral_constant<int, 1>(), sweep, h + 1 == sweeps);
   }
 }
 
