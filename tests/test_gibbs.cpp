@@ -175,7 +175,7 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
 }
 
 TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
-  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4) against lattice_neighbours and
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_low6) against lattice_neighbours and
   // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
   for (uint32_t i = 0; i < 2000; ++i) {
     const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
@@ -205,6 +205,16 @@ TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
         const int got = static_cast<int>(((c < 4 ? o0 : o1) >> (8 * (c % 4))) & 0xFFu);
         const int want = c % 2 == p ? v[c / 2] : x[11 + c];
         EXPECT_EQ(got, want) << i << " p " << p << " column " << c;
+      }
+      // lattice_merge4_low6: the values in the six low bits, anything above them.
+      int g[4];
+      for (int j = 0; j < 4; ++j) g[j] = static_cast<int>((static_cast<uint32_t>(v[j]) & 63u) | (a.v[j] << 6));
+      uint32_t q0 = m0, q1 = m1;
+      lattice_merge4_low6(q0, q1, p, g);
+      for (int c = 0; c < 8; ++c) {
+        const int got = static_cast<int>(((c < 4 ? q0 : q1) >> (8 * (c % 4))) & 0xFFu);
+        const int want = c % 2 == p ? v[c / 2] & 63 : x[11 + c];
+        EXPECT_EQ(got, want) << i << " p " << p << " column " << c << " (low6)";
       }
     }
   }

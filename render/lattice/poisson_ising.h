@@ -111,6 +111,23 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 #endif
 }
 
+/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window decides
+/// where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > a], whose six low bits are the
+/// answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning.
+MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
+                                                           float u, uint32_t& c, uint32_t& tw) {
+  const float w = fma_rn(lambda, g1, g0);
+  const float t = mul_rn(u, w);
+  const float a = mul_rn(ra, w), b = mul_rn(rb, w);
+  const float d = add_rn(t, -g0);
+  const uint32_t up = poisson_ising_float_bits(add_rn(a, -d));      // d > a (implies t > a)
+  const uint32_t dn = poisson_ising_float_bits(add_rn(d, b));       // d < −b
+  const uint32_t ta = poisson_ising_float_bits(add_rn(a, -t));      // t > a
+  tw = poisson_ising_float_bits(add_rn(add_rn(t, b), -w));          // t + b < w
+  c = up | (dn & ta);
+  return poisson_ising_float_bits(ra) + (up >> 31);
+}
+
 /// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > a, else x₀, and sets
 /// bit 31 of `ok` where the window decides (then the return value is poisson_ising_window_decide's; the other
 /// bits of `ok` carry no meaning). d, a, b, t, w as rounded there. Each comparison x < y is the sign bit of the difference RN(x − y): for
@@ -120,17 +137,10 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 /// predicates or selections: the same answer as the compares, on the CPU and the GPU.
 MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
                                                      uint32_t& ok) {
-  const uint32_t lo = poisson_ising_float_bits(ra) & 63u;  // x₀, in A's low bits
-  const float w = fma_rn(lambda, g1, g0);
-  const float t = mul_rn(u, w);
-  const float a = mul_rn(ra, w), b = mul_rn(rb, w);
-  const float d = add_rn(t, -g0);
-  const uint32_t up = poisson_ising_float_bits(add_rn(a, -d));                 // d > a (implies t > a)
-  const uint32_t dn = poisson_ising_float_bits(add_rn(d, b));                  // d < −b
-  const uint32_t ta = poisson_ising_float_bits(add_rn(a, -t));                 // t > a
-  const uint32_t tw = poisson_ising_float_bits(add_rn(add_rn(t, b), -w));      // t + b < w
-  ok = (up | (dn & ta)) & tw;
-  return static_cast<int>(lo + (up >> 31));
+  uint32_t c, tw;
+  const uint32_t v = poisson_ising_window_decide_parts(g0, g1, ra, rb, lambda, u, c, tw);
+  ok = c & tw;
+  return static_cast<int>(v & 63u);
 }
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
@@ -383,7 +393,8 @@ struct PoissonIsingRule {
   /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes)
   /// and the site ids (site_ids: one 4-byte load). s0, s1: the 8 columns' byte-wise neighbour sums
   /// (lattice_sums8), turned into table offsets by poisson_ising_strip_offsets. The window draw decides (poisson_ising_window_decide) or, rarely, the full
-  /// draw from the global weights: the same bits as draw().
+  /// draw from the global weights: the same bits as draw() in the six low bits of out[j] (the other bits carry
+  /// no meaning: lattice_merge4_low6 in sched/lattice/checkerboard_sweep.h merges them).
   template <int P>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
                                               const float* u, int* out) const {
@@ -407,19 +418,19 @@ struct PoissonIsingRule {
       lam[2] = mul_rn(lr, c.z);
       lam[3] = mul_rn(lr, c.w);
     }
-    // The comparisons as sign bits (poisson_ising_window_decide_signs): bit 31 of `all` is set where all four
-    // windows decide.
-    uint32_t ok[4], all = ~0u;
+    // The comparisons as sign bits (poisson_ising_window_decide_parts): bit 31 of `all` is set where all four
+    // windows decide (eight words ANDed: four three-input operations).
+    uint32_t c[4], tw[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const float4 w = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(table) + off[j]);
-      out[j] = poisson_ising_window_decide_signs(w.x, w.y, w.z, w.w, lam[j], u[j], ok[j]);
-      all &= ok[j];
+      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], u[j], c[j], tw[j]));
     }
+    const uint32_t all = ((c[0] & tw[0]) & (c[1] & tw[1])) & ((c[2] & tw[2]) & (c[3] & tw[3]));
     if (__builtin_expect(static_cast<int32_t>(all) >= 0, 0)) {
 #pragma unroll
       for (int j = 0; j < 4; ++j)
-        if (static_cast<int32_t>(ok[j]) >= 0)
+        if (static_cast<int32_t>(c[j] & tw[j]) >= 0)
           out[j] = poisson_ising_draw<NX>(weights + (off[j] >> 4) * static_cast<uint32_t>(stride), lam[j],
                                           static_cast<int>(((ids >> (8 * j)) & 0xFFu) / 5u), u[j]);
     }
