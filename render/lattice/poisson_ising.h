@@ -111,8 +111,8 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 #endif
 }
 
-/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window decides
-/// where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > a], whose six low bits are the
+/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
+/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > a], whose six low bits are the
 /// answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning.
 MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
                                                            float u, uint32_t& c, uint32_t& tw) {
@@ -130,11 +130,11 @@ MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, f
 
 /// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > a, else x₀, and sets
 /// bit 31 of `ok` where the window decides (then the return value is poisson_ising_window_decide's; the other
-/// bits of `ok` carry no meaning). d, a, b, t, w as rounded there. Each comparison x < y is the sign bit of the difference RN(x − y): for
-/// finite x and y that sign is that of x − y, and x = y gives +0 unless x = −0 and y = +0, which cannot
-/// happen here (every left operand is a sum or product of non-negative terms: +0 at least). So the
-/// comparisons run as additions (the FMA pipe on the GPU) and combine with bitwise logic, without
-/// predicates or selections: the same answer as the compares, on the CPU and the GPU.
+/// bits of `ok` carry no meaning); d, a, b, t, w rounded as there. Each comparison x < y is the sign bit of
+/// the difference RN(x − y): for finite x and y that sign is that of x − y, and x = y gives +0 unless
+/// x = −0 and y = +0, which cannot happen here (every left operand is a sum or product of non-negative
+/// terms: +0 at least). So the comparisons run as additions (the FMA pipe on the GPU) and combine with
+/// bitwise logic, without predicates or selections: the same answer as the compares, on the CPU and the GPU.
 MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
                                                      uint32_t& ok) {
   uint32_t c, tw;
@@ -154,9 +154,9 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float 
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
 /// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
 /// rounded once). Cost: one 16-byte load, one fused multiply-add, 3 multiplies, 2 adds and 4 compares (as
-/// additions: poisson_ising_window_decide_signs), no branch; the full draw takes x_max + 1 fused multiply-adds, as many multiplies and its count. The tails
-/// are small where the CPMF is peaked: for γ = 0.8 and four neighbours the weights fall by e^(−3.2) or
-/// faster away from the two largest.
+/// additions: poisson_ising_window_decide_signs), no branch; the full draw takes x_max + 1 fused
+/// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
+/// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_window_decide(float g0, float g1, float ra, float rb, float lambda, float u) {
   uint32_t ok;
   const int v = poisson_ising_window_decide_signs(g0, g1, ra, rb, lambda, u, ok);
