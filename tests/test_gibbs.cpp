@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <vector>
@@ -174,7 +175,7 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
 }
 
 TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
-  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4) against lattice_neighbours and
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_low6) against lattice_neighbours and
   // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
   for (uint32_t i = 0; i < 2000; ++i) {
     const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
@@ -204,6 +205,16 @@ TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
         const int got = static_cast<int>(((c < 4 ? o0 : o1) >> (8 * (c % 4))) & 0xFFu);
         const int want = c % 2 == p ? v[c / 2] : x[11 + c];
         EXPECT_EQ(got, want) << i << " p " << p << " column " << c;
+      }
+      // lattice_merge4_low6: the values in the six low bits, anything above them.
+      int g[4];
+      for (int j = 0; j < 4; ++j) g[j] = static_cast<int>((static_cast<uint32_t>(v[j]) & 63u) | (a.v[j] << 6));
+      uint32_t q0 = m0, q1 = m1;
+      lattice_merge4_low6(q0, q1, p, g);
+      for (int c = 0; c < 8; ++c) {
+        const int got = static_cast<int>(((c < 4 ? q0 : q1) >> (8 * (c % 4))) & 0xFFu);
+        const int want = c % 2 == p ? v[c / 2] & 63 : x[11 + c];
+        EXPECT_EQ(got, want) << i << " p " << p << " column " << c << " (low6)";
       }
     }
   }
@@ -255,6 +266,54 @@ TEST(Gibbs, StripKernelsSiteIdsAndTableOffsetsAddressTheSitesRows) {
             << i << " p " << p << " j " << j;
     }
   }
+}
+
+TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
+  // poisson_ising_window_decide_signs (the comparisons as sign bits of differences) against the comparisons
+  // themselves, written out here: every window row of two tables (zero rows included), λ over the row's x_max
+  // range and its ends, and u at 0, near 1, random, and a few floats around each of the row's four thresholds
+  // (where the differences are smallest, zero included).
+  auto by_compares = [](float g0, float g1, float ra, float rb, float lambda, float u) {
+    uint32_t abits;
+    std::memcpy(&abits, &ra, sizeof abits);
+    const int lo = static_cast<int>(abits & 63u);
+    const float w = fma_rn(lambda, g1, g0), t = mul_rn(u, w), a = mul_rn(ra, w), b = mul_rn(rb, w);
+    const float d = add_rn(t, -g0);
+    const bool up = d > a, ok = (up || (d < -b && t > a)) && add_rn(t, b) < w;
+    return ok ? lo + (up ? 1 : 0) : -1;
+  };
+  long checked = 0, decided = 0;
+  for (auto [gamma, X] : {std::pair{0.8, 6}, std::pair{0.1, 11}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
+    for (size_t row = 0; row < t.windows.size() / 4; ++row) {
+      const float* v = t.windows.data() + 4 * row;
+      const int xm = static_cast<int>(row / (5 * (4 * static_cast<size_t>(X) + 1)));
+      const float lmax = static_cast<float>(std::max(xm, 1)), lams[3] = {lmax * 0.05f, lmax * 0.31f, 16.f};
+      for (float lambda : lams) {
+        const Philox4x32 r = philox4x32_10(static_cast<uint32_t>(row), 7, 0, 0, 5, 0);
+        const float w = fma_rn(lambda, v[1], v[0]);
+        std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[0]), uniform_from_bits(r.v[1])};
+        if (w > 0.f)  // u where t − g'(x₀) meets ±AW, ±BW, and where t meets AW and W − BW
+          for (float target : {(v[0] + v[2] * w) / w, (v[0] - v[3] * w) / w, v[2], 1.f - v[3]}) {
+            float b = target;
+            for (int s = 0; s < 3; ++s) b = std::nextafter(b, 0.f);
+            for (int s = 0; s < 7; ++s, b = std::nextafter(b, 1.f))
+              if (b >= 0.f && b < 1.f) us.push_back(b);
+          }
+        for (float u : us) {
+          const int want = by_compares(v[0], v[1], v[2], v[3], lambda, u);
+          uint32_t ok;
+          const int got = poisson_ising_window_decide_signs(v[0], v[1], v[2], v[3], lambda, u, ok);
+          ASSERT_EQ(ok >> 31 ? got : -1, want) << "row " << row << " λ " << lambda << " u " << u;
+          ASSERT_EQ(poisson_ising_window_decide(v[0], v[1], v[2], v[3], lambda, u), want);
+          ++checked;
+          decided += want >= 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100000);
+  EXPECT_GT(decided, checked / 10);
 }
 
 TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {

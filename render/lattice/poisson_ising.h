@@ -100,6 +100,49 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 /// draw (at most about 80 · 2⁻²⁴ of Z for x_max ≤ 36) and the window draw's own (a few 2⁻²⁴), 6× over.
 inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 
+/// The bits of a float.
+MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+#endif
+}
+
+/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
+/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > a], whose six low bits are the
+/// answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning.
+MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
+                                                           float u, uint32_t& c, uint32_t& tw) {
+  const float w = fma_rn(lambda, g1, g0);
+  const float t = mul_rn(u, w);
+  const float a = mul_rn(ra, w), b = mul_rn(rb, w);
+  const float d = add_rn(t, -g0);
+  const uint32_t up = poisson_ising_float_bits(add_rn(a, -d));      // d > a (implies t > a)
+  const uint32_t dn = poisson_ising_float_bits(add_rn(d, b));       // d < −b
+  const uint32_t ta = poisson_ising_float_bits(add_rn(a, -t));      // t > a
+  tw = poisson_ising_float_bits(add_rn(add_rn(t, b), -w));          // t + b < w
+  c = up | (dn & ta);
+  return poisson_ising_float_bits(ra) + (up >> 31);
+}
+
+/// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > a, else x₀, and sets
+/// bit 31 of `ok` where the window decides (then the return value is poisson_ising_window_decide's; the other
+/// bits of `ok` carry no meaning); d, a, b, t, w rounded as there. Each comparison x < y is the sign bit of
+/// the difference RN(x − y): for finite x and y that sign is that of x − y, and x = y gives +0 unless
+/// x = −0 and y = +0, which cannot happen here (every left operand is a sum or product of non-negative
+/// terms: +0 at least). So the comparisons run as additions (the FMA pipe on the GPU) and combine with
+/// bitwise logic, without predicates or selections: the same answer as the compares, on the CPU and the GPU.
+MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
+                                                     uint32_t& ok) {
+  uint32_t c, tw;
+  const uint32_t v = poisson_ising_window_decide_parts(g0, g1, ra, rb, lambda, u, c, tw);
+  ok = c & tw;
+  return static_cast<int>(v & 63u);
+}
+
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
 /// (g0, g1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀
 /// in A's six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
@@ -110,26 +153,14 @@ inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 /// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
 /// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
-/// rounded once). Cost: one 16-byte load, one fused multiply-add, 3 multiplies, 2 adds and 5 compares, no
-/// branch; the full draw takes x_max + 1 fused multiply-adds, as many multiplies and its count. The tails
-/// are small where the CPMF is peaked: for γ = 0.8 and four neighbours the weights fall by e^(−3.2) or
-/// faster away from the two largest.
+/// rounded once). Cost: one 16-byte load, one fused multiply-add, 3 multiplies, 2 adds and 4 compares (as
+/// additions: poisson_ising_window_decide_signs), no branch; the full draw takes x_max + 1 fused
+/// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
+/// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_window_decide(float g0, float g1, float ra, float rb, float lambda, float u) {
-#if defined(__CUDA_ARCH__)
-  const int lo = static_cast<int>(__float_as_uint(ra) & 63u);  // x₀, in A's low bits
-#else
-  uint32_t abits;
-  std::memcpy(&abits, &ra, sizeof abits);
-  const int lo = static_cast<int>(abits & 63u);
-#endif
-  const float w = fma_rn(lambda, g1, g0);
-  const float t = mul_rn(u, w);
-  const float a = mul_rn(ra, w), b = mul_rn(rb, w);
-  const float d = add_rn(t, -g0);
-  // Bitwise, not short-circuit: no branch on the GPU.
-  const bool up = d > a;                                    // implies t > a (g'(x₀) ≥ 0)
-  const bool ok = (up | ((d < -b) & (t > a))) & (add_rn(t, b) < w);
-  return ok ? lo + (up ? 1 : 0) : -1;
+  uint32_t ok;
+  const int v = poisson_ising_window_decide_signs(g0, g1, ra, rb, lambda, u, ok);
+  return ok >> 31 ? v : -1;
 }
 
 /// poisson_ising_window_decide on the window row `win` (16-byte aligned: one 16-byte load on the GPU).
@@ -362,7 +393,8 @@ struct PoissonIsingRule {
   /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes)
   /// and the site ids (site_ids: one 4-byte load). s0, s1: the 8 columns' byte-wise neighbour sums
   /// (lattice_sums8), turned into table offsets by poisson_ising_strip_offsets. The window draw decides (poisson_ising_window_decide) or, rarely, the full
-  /// draw from the global weights: the same bits as draw().
+  /// draw from the global weights: the same bits as draw() in the six low bits of out[j] (the other bits carry
+  /// no meaning: lattice_merge4_low6 in sched/lattice/checkerboard_sweep.h merges them).
   template <int P>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
                                               const float* u, int* out) const {
@@ -386,17 +418,19 @@ struct PoissonIsingRule {
       lam[2] = mul_rn(lr, c.z);
       lam[3] = mul_rn(lr, c.w);
     }
-    bool all = true;
+    // The comparisons as sign bits (poisson_ising_window_decide_parts): bit 31 of `all` is set where all four
+    // windows decide (eight words ANDed: four three-input operations).
+    uint32_t c[4], tw[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const float4 w = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(table) + off[j]);
-      out[j] = poisson_ising_window_decide(w.x, w.y, w.z, w.w, lam[j], u[j]);
-      all &= out[j] >= 0;
+      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], u[j], c[j], tw[j]));
     }
-    if (__builtin_expect(!all, 0)) {
+    const uint32_t all = ((c[0] & tw[0]) & (c[1] & tw[1])) & ((c[2] & tw[2]) & (c[3] & tw[3]));
+    if (__builtin_expect(static_cast<int32_t>(all) >= 0, 0)) {
 #pragma unroll
       for (int j = 0; j < 4; ++j)
-        if (out[j] < 0)
+        if (static_cast<int32_t>(c[j] & tw[j]) >= 0)
           out[j] = poisson_ising_draw<NX>(weights + (off[j] >> 4) * static_cast<uint32_t>(stride), lam[j],
                                           static_cast<int>(((ids >> (8 * j)) & 0xFFu) / 5u), u[j]);
     }

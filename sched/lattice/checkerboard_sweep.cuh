@@ -166,7 +166,7 @@ __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float
   for (int j = 0; j < 4; ++j) u[j] = uniform_from_bits(rnd.v[j]);
   rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
   uint32_t o0 = mid.x, o1 = mid.y;
-  lattice_merge4(o0, o1, P, v);
+  lattice_merge4_low6(o0, o1, P, v);
   *reinterpret_cast<uint2*>(row) = make_uint2(o0, o1);
   if constexpr (J + 1 < R) {
     if (r + 1 < height)
@@ -272,10 +272,10 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
       uint32_t o0 = m[J + 1].x, o1 = m[J + 1].y;
       if (kP[J & 1]) {
         rule.template draw4_strip<1>(table, r0 + J, gi, s0, s1, u, v);
-        lattice_merge4(o0, o1, 1, v);
+        lattice_merge4_low6(o0, o1, 1, v);
       } else {
         rule.template draw4_strip<0>(table, r0 + J, gi, s0, s1, u, v);
-        lattice_merge4(o0, o1, 0, v);
+        lattice_merge4_low6(o0, o1, 0, v);
       }
       *reinterpret_cast<uint2*>(row + J * width) = make_uint2(o0, o1);
     }
