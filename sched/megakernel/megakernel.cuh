@@ -191,8 +191,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     sp.lane_spawns = lane_spawns_.data();
     sp.lane_extra_cap = lane_extra_cap_;
     sp.lane_lock = lane_lock_.data();
-    // Development switch for the measurement of the far ring's starvation under patch_lanes > 1.
-    sp.far_by_head = std::getenv("MEGAVIEW_MK_FAR_HEAD") != nullptr && std::getenv("MEGAVIEW_MK_FAR_HEAD")[0] == '1';
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();

@@ -90,7 +90,6 @@ struct SliceParams {
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
-  int far_by_head = 0;                   ///< kBucketsShared: claim_ring_warp's far_by_head
 };
 
 /// Compile-time variants of the `buckets` worker loop (worker_warp_buckets), each the loop of its own
@@ -339,8 +338,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
     long long c0 = 0, k0 = 0, e0 = 0;  // Profile: clock64 at the claim, the take and the execution
     if constexpr (Profile) c0 = clock64();
-    const int ring = claim_ring_warp<Variant == kBucketsShared>(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr,
-                                                                sp.far_by_head != 0);
+    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;

@@ -408,14 +408,8 @@ struct ClaimCounts {
 /// grow, and a few claims serve them whatever their priority). Lane l < rings reads ring l's avail, so one
 /// round trip finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
 /// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort). `cc`, if not null,
-/// counts what the call did (lane 0's count of lost races). With `far_by_head`, the far ring also competes
-/// with the window by the band of its front entry: when that band is at most the band of the window's
-/// most urgent non-empty ring, the far ring is claimed instead (its entries were enqueued below an earlier
-/// window; once the window has moved down past them they would otherwise wait until the whole window is
-/// empty). The front key is read without synchronization: a stale read only changes the order.
-template <bool FarByHead = false>
-__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
-                                         bool far_by_head = false) {
+/// counts what the call did (lane 0's count of lost races).
+__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
   const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
@@ -446,17 +440,6 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       band = cur == kNoBand ? cur : cur + f;
     } else if (mask) {
       ring = static_cast<int>(rings - 1u);  // the window is empty: the far tasks
-    }
-    if constexpr (FarByHead) {
-      if (far_by_head && lane == 0 && ring > 0 && ring + 1 < static_cast<int>(rings) && ((mask >> (rings - 1u)) & 1u)) {
-        const QueueView far = q.ring(rings - 1u);
-        const unsigned long long h = DeviceAtomic<unsigned long long>(far.ctl->head).load(cuda::memory_order_relaxed);
-        const float key = DeviceAtomic<float>(far.key[far.slot(h)]).load(cuda::memory_order_relaxed);
-        if (key < kUrgentPriority && priority_band(key) <= band) {
-          ring = static_cast<int>(rings - 1u);
-          band = cur;
-        }
-      }
     }
     if (lane == 0) {
       if (ring >= 0) {
