@@ -17,6 +17,8 @@
 #include "render/gpu.h"
 #include "render/pathtracer/allocation_bound.h"
 #include "app/cli/progress.h"
+#include "sched/megakernel/megakernel_probe.h"
+#include "sched/megakernel/priority_table.h"
 
 namespace mv {
 
@@ -107,10 +109,116 @@ std::unique_ptr<Session> make_session(const MseCurveCommand& c, const SeriesSpec
   return s;
 }
 
+/// Measurement (development): with MEGAVIEW_MSE_TRACE=PREFIX, at each record of every series, the patches
+/// that hold the MSE and what the scheduler does with them. PREFIX-<series>-records.csv: per record, the
+/// MSE, the share of the squared error in the top 16 / 64 / 256 patches, the megakernel's window (first
+/// band) and how many of the top-64 patches have no waiting primary entry. PREFIX-<series>-top.csv: per
+/// record, the 64 patches of largest squared error: their share, committed spp (film, mean over the
+/// patch's pixels), reserved spp (patch_spp), priority, its band and rank among the tasks, where the
+/// task's primary entry waits (ring, the band that ring stands for now, the entry's key) and its
+/// secondary entries and tokens (sched/megakernel/megakernel_probe.h).
+class SeriesTracer {
+ public:
+  SeriesTracer(const std::string& prefix, size_t series, Session& s) {
+    const ImageRgb ref = read_exr(s.reference_path());
+    ref_ = ref.rgb;
+    records_ = fmt::format("{}-{}-records.csv", prefix, series);
+    top_ = fmt::format("{}-{}-top.csv", prefix, series);
+    rec_text_ = "record,busy_ms,spp_mean,mse,top16,top64,top256,cur_band,top64_no_primary,top64_far,top64_late\n";
+    top_text_ = "record,busy_ms,task,share,film_spp,patch_spp,priority,band,prio_rank,ring,ring_band,entry_key,"
+                "primaries,secondaries,extra\n";
+  }
+  ~SeriesTracer() {
+    write_new_text_file(records_, rec_text_);
+    write_new_text_file(top_, top_text_);
+  }
+  void record(Session& s, double busy_ms, double spp_mean) {
+    PatchWorkload& w = s.workload();
+    const FilmView f = w.film().host_view_synced();
+    const std::vector<float> prio = w.host_priorities();
+    const uint32_t n = f.grid.num_patches();
+    std::vector<double> err(n, 0.0), fspp(n, 0.0);
+    double total = 0.0;
+    for (uint32_t p = 0; p < n; ++p) {
+      int cnt = 0;
+      for (int i = 0; i < kPatchPixels; ++i) {
+        int x, y;
+        if (!f.grid.pixel(p, i, x, y)) continue;
+        const uint32_t idx = static_cast<uint32_t>(y * f.grid.width + x);
+        const Vec3 m = f.mean(idx);
+        const float* r = &ref_[3 * size_t(idx)];
+        err[p] += double(m.x - r[0]) * (m.x - r[0]) + double(m.y - r[1]) * (m.y - r[1]) + double(m.z - r[2]) * (m.z - r[2]);
+        fspp[p] += f.spp[idx];
+        ++cnt;
+      }
+      fspp[p] /= cnt > 0 ? cnt : 1;
+      total += err[p];
+    }
+    std::vector<uint32_t> order(n);
+    for (uint32_t p = 0; p < n; ++p) order[p] = p;
+    std::partial_sort(order.begin(), order.begin() + std::min<uint32_t>(256, n), order.end(),
+                      [&](uint32_t a, uint32_t b) { return err[a] > err[b]; });
+    std::vector<float> sorted_prio(prio);
+    std::sort(sorted_prio.begin(), sorted_prio.end(), std::greater<float>());
+    MegakernelQueueProbe q;
+    bool have_q = false;
+    if (const auto* src = dynamic_cast<const MegakernelProbeSource*>(s.megakernel())) have_q = src->probe_queue(q);
+    const double pixels = static_cast<double>(s.width()) * s.height();
+    double t16 = 0, t64 = 0, t256 = 0;
+    int no_primary = 0, far = 0, late = 0;
+    const uint32_t W = have_q ? q.rings - 2u : 1u;
+    for (uint32_t j = 0; j < std::min<uint32_t>(256, n); ++j) {
+      const uint32_t p = order[j];
+      const double sh = total > 0 ? err[p] / total : 0.0;
+      if (j < 16) t16 += sh;
+      if (j < 64) t64 += sh;
+      t256 += sh;
+      if (j >= 64) continue;
+      const uint32_t band = priority_band(prio[p]);
+      const size_t rank = static_cast<size_t>(std::lower_bound(sorted_prio.begin(), sorted_prio.end(), prio[p],
+                                                               std::greater<float>()) - sorted_prio.begin());
+      long long ring = -1, ring_band = -1;
+      float key = 0.f;
+      uint32_t prim = 0, sec = 0, extra = 0;
+      if (have_q) {
+        prim = q.primary_entries[p];
+        sec = q.secondary_entries[p];
+        extra = q.lane_extra[p];
+        key = q.primary_key[p];
+        if (q.primary_ring[p] != MegakernelQueueProbe::kNoRing) {
+          ring = q.primary_ring[p];
+          if (ring == 0) ring_band = -2;  // urgent
+          else if (ring == q.rings - 1) { ring_band = -3; ++far; }  // far
+          else if (q.cur_band != kNoBand) {
+            const uint32_t o = q.cur_band % W, r = static_cast<uint32_t>(ring) - 1u;
+            ring_band = q.cur_band + (r + W - o) % W;
+            if (ring_band > static_cast<long long>(priority_band(key))) ++late;
+          }
+        } else if (prio[p] != kFinishedPriority) {
+          ++no_primary;
+        }
+      }
+      top_text_ += fmt::format("{},{:.3f},{},{:.5f},{:.2f},{},{:.4e},{},{},{},{},{:.4e},{},{},{}\n", rec_, busy_ms, p,
+                               sh, fspp[p], f.patch_spp[p], prio[p], band, rank, ring, ring_band, key, prim, sec,
+                               extra);
+    }
+    rec_text_ += fmt::format("{},{:.3f},{:.3f},{:.6e},{:.4f},{:.4f},{:.4f},{},{},{},{}\n", rec_, busy_ms, spp_mean,
+                             total / (3.0 * pixels), t16, t64, t256, have_q ? static_cast<long long>(q.cur_band) : -1LL,
+                             no_primary, far, late);
+    ++rec_;
+  }
+
+ private:
+  std::vector<float> ref_;
+  std::string records_, top_, rec_text_, top_text_;
+  int rec_ = 0;
+};
+
 /// Records (busy ms, paths, MSE) after each frame that passed the next multiple of the interval, and
 /// at the end (duration reached or every patch finished).
 /// `progress` receives the series' busy time after every frame.
-std::vector<Record> run_series(Session& s, const MseCurveCommand& c, const std::function<void(double)>& progress) {
+std::vector<Record> run_series(Session& s, const MseCurveCommand& c, const std::function<void(double)>& progress,
+                               SeriesTracer* trace = nullptr) {
   const double pixels = static_cast<double>(s.width()) * s.height();
   std::vector<Record> records;
   double next_mark = c.interval_ms;
@@ -119,6 +227,7 @@ std::vector<Record> run_series(Session& s, const MseCurveCommand& c, const std::
     const bool stop = fs.done || fs.total_busy_ms >= c.duration_ms || fs.step.work == 0;
     if (fs.total_busy_ms >= next_mark || stop) {
       records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
+      if (trace) trace->record(s, fs.total_busy_ms, records.back().spp_mean);
       next_mark = (std::floor(fs.total_busy_ms / c.interval_ms) + 1.0) * c.interval_ms;
     }
     progress(fs.total_busy_ms);
@@ -234,7 +343,11 @@ void run_mse_curve(const MseCurveCommand& c) {
   for (const SeriesSpec& spec : specs) {
     const auto s = make_session(c, spec);
     const double before = c.duration_ms * static_cast<double>(results.size());
-    results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }));
+    std::unique_ptr<SeriesTracer> trace;
+    if (const char* prefix = std::getenv("MEGAVIEW_MSE_TRACE"); prefix && *prefix)
+      trace = std::make_unique<SeriesTracer>(prefix, results.size(), *s);
+    results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }, trace.get()));
+    trace.reset();
     // Measurement (development): with MEGAVIEW_MSE_PATCHES=PREFIX, each series' final film per patch (spp,
     // V_p and m_p of render/pathtracer/allocation_bound.h) goes to PREFIX-<series index>.csv.
     if (const char* prefix = std::getenv("MEGAVIEW_MSE_PATCHES"); prefix && *prefix) {

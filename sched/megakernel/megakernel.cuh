@@ -51,6 +51,7 @@
 
 #include "sched/gpu/gpu_common.cuh"
 #include "sched/megakernel/megakernel_device.cuh"
+#include "sched/megakernel/megakernel_probe.h"
 #include "sched/megakernel/megakernel_settings.h"
 #include "sched/megakernel/priority_table.h"
 #include "sched/megakernel/score.h"
@@ -86,7 +87,7 @@ class MappedFlag {
 }  // namespace mk
 
 template <class W>
-class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
+class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, public MegakernelProbeSource {
   using View = typename W::View;
 
  public:
@@ -108,6 +109,42 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl {
   const std::vector<float>& recorded_keys() const { return order_keys_; }
   const std::vector<uint32_t>& recorded_tasks() const { return order_tasks_; }
   const std::vector<unsigned long long>& recorded_tickets() const { return order_tickets_; }
+
+  bool probe_queue(MegakernelQueueProbe& out) const override {
+    if (!valid_ || rings_ < 3) return false;
+    MV_CUDA_CHECK(cudaDeviceSynchronize());
+    const uint64_t cap = queue_.capacity();
+    std::vector<mk::QueueControl> ctl(rings_);
+    MV_CUDA_CHECK(cudaMemcpy(ctl.data(), ctl_.data(), sizeof(mk::QueueControl) * rings_, cudaMemcpyDeviceToHost));
+    std::vector<float> key(cap * rings_);
+    std::vector<uint32_t> task(cap * rings_);
+    key_.download(key.data(), key.size());
+    task_.download(task.data(), task.size());
+    const uint32_t n = num_tasks_;
+    out.rings = rings_;
+    out.cur_band = ctl[0].cur_band;
+    out.primary_ring.assign(n, MegakernelQueueProbe::kNoRing);
+    out.primary_entries.assign(n, 0u);
+    out.primary_key.assign(n, 0.f);
+    out.secondary_entries.assign(n, 0u);
+    out.lane_extra.assign(n, 0u);
+    if (shared_) lane_extra_.download(out.lane_extra.data(), n);
+    MV_CUDA_CHECK(cudaDeviceSynchronize());
+    for (uint32_t k = 0; k < rings_; ++k)
+      for (unsigned long long t = ctl[k].head; t < ctl[k].tail; ++t) {
+        const size_t i = k * cap + (t & (cap - 1));
+        const uint32_t e = task[i], id = entry_task(e);
+        if (id >= n) continue;
+        if (entry_is_secondary(e)) {
+          ++out.secondary_entries[id];
+        } else {
+          ++out.primary_entries[id];
+          out.primary_ring[id] = k;
+          out.primary_key[id] = key[i];
+        }
+      }
+    return true;
+  }
 
   /// Asks the running slice to stop early (any thread; no effect when no slice runs). The slice ends
   /// cleanly: in-flight tasks complete and re-enqueue.
