@@ -142,6 +142,15 @@ __global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int he
 /// Rows per strip of sweep_strips_kernel (even: a strip's first row has the parity of its colour).
 inline constexpr int kLatticeStripRows = 4;
 
+/// Copies the window table (`table_bytes`, a multiple of 16) from `windows` in global memory to `table` in
+/// shared memory, thread t of the block's nthreads taking the 16-byte words t, t + nthreads, … The caller
+/// synchronises the block before the table is read.
+__device__ __forceinline__ void lattice_stage_table(float4* table, const void* windows, int table_bytes, int t,
+                                                    int nthreads) {
+  const float4* src = reinterpret_cast<const float4*>(windows);
+  for (int i = t; i < table_bytes / 16; i += nthreads) table[i] = src[i];
+}
+
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
 /// (the strip starts at an even row r0) of the 8 columns c0 … c0+7 of row r0 + J. `up` and `mid` hold rows
 /// r0 + J − 1 and r0 + J as loaded (their colour-C bytes may be stale in `up`: the sums read only the
@@ -190,8 +199,7 @@ __global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* 
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const float4* src = reinterpret_cast<const float4*>(rule.windows);
-  for (int i = t; i < table_bytes / 16; i += nthreads) lattice_strip_table[i] = src[i];
+  lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
   __syncthreads();
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8, strips = gpr * ((height + R - 1) / R);
@@ -306,8 +314,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_ahead_kernel(Rule rule,
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const float4* src = reinterpret_cast<const float4*>(rule.windows);
-  for (int i = t; i < table_bytes / 16; i += nthreads) lattice_strip_table[i] = src[i];
+  lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
   uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8, srows = (height + R - 1) / R;
