@@ -397,83 +397,23 @@ void GibbsRun::sweeps_gpu_site(uint32_t first, uint32_t n) {
 }
 
 namespace {
-/// `n` sweeps from `first` under sweep_persistent_kernel<Rule>: as many blocks of bw × bh as are resident at
-/// once (at most one group per thread), one launch per 1024 sweeps at most so that a long run stays
-/// interruptible.
-template <class Rule>
-void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
-                       int bh) {
-  const int threads = bw * bh;
+/// `n` sweeps from `first` under the cooperative sweep kernel `kernel`, whose parameters are (rule, x, width,
+/// height, keys, first sweep, sweeps, extra…): as many blocks of bw × bh as are resident at once with `smem`
+/// bytes of dynamic shared memory, at most `work_blocks`, one launch per 1024 sweeps at most so that a long run
+/// stays interruptible.
+template <class Rule, class... Extra>
+void launch_cooperative_sweeps(const void* kernel, size_t smem, int work_blocks, const Rule& rule, uint8_t* x, int W,
+                               int H, uint32_t seed, uint32_t first, uint32_t n, int bw, int bh, Extra... extra) {
   int per_sm = 0, sms = 0, dev = 0;
   MV_CUDA_CHECK(cudaGetDevice(&dev));
   MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_persistent_kernel<Rule>, threads, 0));
-  const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, bw * bh, smem));
   const int blocks = std::max(1, std::min(per_sm * sms, work_blocks));
   uint8_t* xp = x;
   int w = W, h = H, sweeps = 0;
   LatticeKeys keys = lattice_keys(seed);
   uint32_t s0 = 0;
-  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps};
-  for (uint32_t done = 0; done < n;) {
-    sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
-    s0 = first + done;
-    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>), dim3(blocks),
-                                              dim3(bw, bh), args, 0, nullptr));
-    MV_CUDA_CHECK_LAUNCH();
-    done += static_cast<uint32_t>(sweeps);
-  }
-}
-
-/// `n` sweeps from `first` under sweep_strips_kernel<Rule> with the window table (`table_bytes`) in shared
-/// memory: as many blocks of bw × bh as are resident at once (at most one strip per thread), one launch per
-/// 1024 sweeps at most.
-template <class Rule>
-void launch_strips(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw, int bh,
-                   int table_bytes) {
-  const int threads = bw * bh;
-  int per_sm = 0, sms = 0, dev = 0;
-  MV_CUDA_CHECK(cudaGetDevice(&dev));
-  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_strips_kernel<Rule>, threads, table_bytes));
-  const int strips = (W / 8) * ((H + kLatticeStripRows - 1) / kLatticeStripRows);
-  const int blocks = std::max(1, std::min(per_sm * sms, (strips + threads - 1) / threads));
-  uint8_t* xp = x;
-  int w = W, h = H, sweeps = 0, tb = table_bytes;
-  LatticeKeys keys = lattice_keys(seed);
-  uint32_t s0 = 0;
-  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &tb};
-  for (uint32_t done = 0; done < n;) {
-    sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
-    s0 = first + done;
-    MV_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(sweep_strips_kernel<Rule>), dim3(blocks),
-                                              dim3(bw, bh), args, static_cast<size_t>(table_bytes), nullptr));
-    MV_CUDA_CHECK_LAUNCH();
-    done += static_cast<uint32_t>(sweeps);
-  }
-}
-
-/// `n` sweeps from `first` under sweep_strips_ahead_kernel<Rule>: as many blocks of bw × bh as are resident at
-/// once, the window table and the random words in dynamic shared memory (lattice_strips_ahead_smem), one launch
-/// per 1024 sweeps at most.
-template <class Rule>
-void launch_strips_ahead(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
-                         int bh, int table_bytes) {
-  const int threads = bw * bh;
-  const size_t smem = lattice_strips_ahead_smem(table_bytes, threads, kLatticeStripRows);
-  const void* kernel = reinterpret_cast<const void*>(sweep_strips_ahead_kernel<Rule>);
-  MV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0, sms = 0, dev = 0;
-  MV_CUDA_CHECK(cudaGetDevice(&dev));
-  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_strips_ahead_kernel<Rule>, threads, smem));
-  const int strips = (W / 8) * ((H + kLatticeStripRows - 1) / kLatticeStripRows);
-  const int blocks = std::max(1, std::min(per_sm * sms, (strips + threads - 1) / threads));
-  uint8_t* xp = x;
-  int w = W, h = H, sweeps = 0, tb = table_bytes;
-  LatticeKeys keys = lattice_keys(seed);
-  uint32_t s0 = 0;
-  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &tb};
+  void* args[] = {const_cast<Rule*>(&rule), &xp, &w, &h, &keys, &s0, &sweeps, &extra...};
   for (uint32_t done = 0; done < n;) {
     sweeps = static_cast<int>(std::min<uint32_t>(n - done, 1024u));
     s0 = first + done;
@@ -481,6 +421,45 @@ void launch_strips_ahead(const Rule& rule, uint8_t* x, int W, int H, uint32_t se
     MV_CUDA_CHECK_LAUNCH();
     done += static_cast<uint32_t>(sweeps);
   }
+}
+
+/// Blocks of `threads` that hold one strip (kLatticeStripRows rows × 8 columns) of a W × H lattice per thread.
+int strip_blocks(int W, int H, int threads) {
+  const int strips = (W / 8) * ((H + kLatticeStripRows - 1) / kLatticeStripRows);
+  return (strips + threads - 1) / threads;
+}
+
+/// `n` sweeps from `first` under sweep_persistent_kernel<Rule> in blocks of bw × bh (at most one group per
+/// thread).
+template <class Rule>
+void launch_persistent(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
+                       int bh) {
+  const int threads = bw * bh;
+  const int work_blocks = static_cast<int>((static_cast<int64_t>(W / 8) * H + threads - 1) / threads);
+  launch_cooperative_sweeps(reinterpret_cast<const void*>(sweep_persistent_kernel<Rule>), 0, work_blocks, rule, x, W,
+                            H, seed, first, n, bw, bh);
+}
+
+/// `n` sweeps from `first` under sweep_strips_kernel<Rule> in blocks of bw × bh (at most one strip per thread)
+/// with the window table (`table_bytes`) in dynamic shared memory.
+template <class Rule>
+void launch_strips(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw, int bh,
+                   int table_bytes) {
+  launch_cooperative_sweeps(reinterpret_cast<const void*>(sweep_strips_kernel<Rule>), static_cast<size_t>(table_bytes),
+                            strip_blocks(W, H, bw * bh), rule, x, W, H, seed, first, n, bw, bh, table_bytes);
+}
+
+/// `n` sweeps from `first` under sweep_strips_ahead_kernel<Rule> in blocks of bw × bh (at most one strip per
+/// thread) with the window table and the random words in dynamic shared memory (lattice_strips_ahead_smem).
+template <class Rule>
+void launch_strips_ahead(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n, int bw,
+                         int bh, int table_bytes) {
+  const int threads = bw * bh;
+  const size_t smem = lattice_strips_ahead_smem(table_bytes, threads, kLatticeStripRows);
+  const void* kernel = reinterpret_cast<const void*>(sweep_strips_ahead_kernel<Rule>);
+  MV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  launch_cooperative_sweeps(kernel, smem, strip_blocks(W, H, threads), rule, x, W, H, seed, first, n, bw, bh,
+                            table_bytes);
 }
 }  // namespace
 
