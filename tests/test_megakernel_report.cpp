@@ -109,7 +109,8 @@ TEST(MegakernelReport, StatsJsonHoldsEveryFieldAndConvertsCyclesWithTheClock) {
                           "queue_length", "dequeues", "tasks_per_second", "stopped_by_host", "order_score", "recorded",
                           "slices", "sort_passes", "sort_cycles_max", "lock_collisions", "wait_cycles",
                           "ctrl_lock_failures", "ctrl_time_refusals", "ctrl_restarts", "ctrl_not_full",
-                          "empty_executions", "clock_khz", "wait_ms", "sort_us_max"})
+                          "empty_executions", "yields", "aged_claims", "table_passes", "lane_spawns", "clock_khz",
+                          "wait_ms", "sort_us_max"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["grid_blocks"], 1056);
   EXPECT_EQ(j["worker_warps"], 4208);

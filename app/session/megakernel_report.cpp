@@ -29,32 +29,19 @@ double delta(uint64_t now, uint64_t before, bool restarted) {
 
 }  // namespace
 
+// The sidecar's "megakernel.stats" object: one key per MegakernelStats field, under the field's name
+// (megakernel_stats_json then writes the per-method arrays as objects and an unrecorded score as null).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MegakernelStats, grid_blocks, controllers, blocks_per_sm, worker_warps, registers,
+                                   capacity, queue_length, dequeues, tasks_per_second, stopped_by_host, order_score,
+                                   recorded, slices, sort_passes, sort_cycles_max, lock_collisions, wait_cycles,
+                                   ctrl_lock_failures, ctrl_time_refusals, ctrl_restarts, ctrl_not_full,
+                                   empty_executions, yields, aged_claims, table_passes, lane_spawns)
+
 nlohmann::json megakernel_stats_json(const MegakernelStats& s, int clock_khz) {
-  nlohmann::json j = {{"grid_blocks", s.grid_blocks},
-                      {"controllers", s.controllers},
-                      {"blocks_per_sm", s.blocks_per_sm},
-                      {"worker_warps", s.worker_warps},
-                      {"registers", s.registers},
-                      {"capacity", s.capacity},
-                      {"queue_length", s.queue_length},
-                      {"dequeues", s.dequeues},
-                      {"tasks_per_second", s.tasks_per_second},
-                      {"stopped_by_host", s.stopped_by_host},
-                      {"order_score", s.order_score >= 0.0 ? nlohmann::json(s.order_score) : nlohmann::json()},
-                      {"recorded", s.recorded},
-                      {"slices", s.slices},
-                      {"sort_passes", per_method(s.sort_passes)},
-                      {"sort_cycles_max", per_method(s.sort_cycles_max)},
-                      {"lock_collisions", s.lock_collisions},
-                      {"wait_cycles", s.wait_cycles},
-                      {"ctrl_lock_failures", s.ctrl_lock_failures},
-                      {"ctrl_time_refusals", s.ctrl_time_refusals},
-                      {"ctrl_restarts", s.ctrl_restarts},
-                      {"ctrl_not_full", s.ctrl_not_full},
-                      {"empty_executions", s.empty_executions},
-                      {"yields", s.yields},
-                      {"aged_claims", s.aged_claims},
-                      {"table_passes", s.table_passes}};
+  nlohmann::json j = s;
+  j["order_score"] = s.order_score >= 0.0 ? nlohmann::json(s.order_score) : nlohmann::json();
+  j["sort_passes"] = per_method(s.sort_passes);
+  j["sort_cycles_max"] = per_method(s.sort_cycles_max);
   if (clock_khz > 0) {
     const double khz = static_cast<double>(clock_khz);
     double sort_us[kMethods];
