@@ -340,6 +340,10 @@ TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
       {reference16 + " --out '{d}/q.exr' --force", {"--out", "{d}/q.exr", "is a folder"}, 1},
       {reference16 + " --out '{d}/s.exr' --force", {"--out (its JSON sidecar)", "{d}/s.json", "is a folder"}, 1},
       {reference16 + " --out '{d}/sub.exr' --force --scene '{d}/afile'", {"{d}/afile", "malformed JSON"}, 1},
+      // The order log is written before the results: under one of the prefix's names, they would be lost.
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.csv'", {"--order-log", "{d}/b.csv", "also the file of --out-prefix"}, 1},
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/./b.png'", {"--order-log", "also the file of --out-prefix"}, 1},
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.json'", {"--order-log", "also the file of --out-prefix"}, 1},
   });
 }
 
