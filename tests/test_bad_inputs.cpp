@@ -344,6 +344,8 @@ TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
       {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.csv'", {"--order-log", "{d}/b.csv", "also the file of --out-prefix"}, 1},
       {"sched-bench --out-prefix '{d}/b' --order-log '{d}/./b.png'", {"--order-log", "also the file of --out-prefix"}, 1},
       {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.json'", {"--order-log", "also the file of --out-prefix"}, 1},
+      // The figure is drawn after the CSV is written: a CSV under the figure's name leaves no figure.
+      {"sort-bench --csv '{d}/s.png' --plot '{d}/s.png'", {"--plot", "{d}/s.png", "also the file of --csv"}, 1},
   });
 }
 
