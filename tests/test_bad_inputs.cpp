@@ -305,6 +305,7 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
       {kStrands.substr(0, kStrands.find(" --out")) + " --out /nonexistent-megaview/s.png", {"--out", missing}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/'", {"--out", folder}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/afile/s.png'", {"--out", "not a folder"}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/s.jpg'", {"--out", "{d}/s.jpg", "ending in .png"}, 1},
       {"sched-model --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
       {"sched-model --out-prefix '{d}/pre'", {"--out-prefix", "{d}/pre.csv", exists}, 1},
       {"sched-model --out-prefix /nonexistent-megaview/m", {"--out-prefix", missing}, 1},
