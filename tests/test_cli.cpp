@@ -1105,6 +1105,30 @@ TEST_F(Gui, StrandWorkloadKnobsReachTheRunAndTheSidecar) {
   EXPECT_NE(log.find("--step: applies to vr-lite-cam, illust-vr, not to checkerboard"), std::string::npos) << log;
 }
 
+// --kernel is a knob of the stencil (its block shapes) and of the ray casters (reconstruction kernels): the
+// viewer's option takes either's values and holds each to the range of the workload it starts, in one line
+// before the window opens.
+TEST_F(Gui, KernelOptionReachesTheRayCastersAndIsHeldToTheStartedWorkload) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 6 --workload vr-lite-cam --strand-size 32x24 --kernel bspln3 "
+                          "--smoke-at 4:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/vr-lite-cam-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["workload_knobs"]["kernel"], "bspln3");
+  for (const auto& [args, parts] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--workload stencil --kernel tent", {"--kernel", "512x1x16", "\"tent\""}},
+           {"--workload vr-lite-cam --kernel 32x8x4", {"--kernel", "bspln3", "\"32x8x4\""}},
+           {"--kernel nonsense", {"--kernel", "(lattice workloads)", "(strand workloads)"}}}) {
+    SCOPED_TRACE(args);
+    const Result bad = viewer("--cpu --frames 1 " + args);
+    EXPECT_NE(bad.code, 0);
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    for (const std::string& p : parts) EXPECT_NE(bad.err.find(p), std::string::npos) << p << " in " << bad.err;
+  }
+}
+
 // A lattice workload (app/session/lattice_run.h) in the viewer's lattice mode, scripted as a user would drive
 // the Lattice section: picked by name, its grid configuration switched live (the chain goes on), a view
 // chosen and captured with the run's report, a model setting restarting the chain, an unknown view refused

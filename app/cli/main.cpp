@@ -94,6 +94,29 @@ void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
 
+/// A knob name that a lattice workload and a strand workload both have with different values (--kernel:
+/// the stencil's block shapes, the ray casters' reconstruction kernels) as one viewer option: it takes what
+/// either accepts, and check_workload_knob_values holds the value to the started workload's own range.
+void add_shared_knob_option(CLI::App& app, Common& c, const ParamSpec& lattice, const ParamSpec& strand) {
+  const std::string allowed = param_allowed_text(lattice) + " (lattice workloads) or " + param_allowed_text(strand) +
+                              " (strand workloads)";
+  app.add_option_function<std::string>(
+         "--" + lattice.name, [&c, name = lattice.name](const std::string& text) { c.session.knobs[name] = text; },
+         "lattice workload knob: " + lattice.doc + "; strand workload knob: " + strand.doc)
+      ->check(CLI::Validator(
+          [lattice, strand, allowed](std::string& text) -> std::string {
+            for (const ParamSpec* s : {&lattice, &strand}) {
+              try {
+                parse_param(*s, text);
+                return {};
+              } catch (const InputError&) {
+              }
+            }
+            return "must be " + allowed + ", got \"" + text + "\"";
+          },
+          allowed));
+}
+
 /// The lattice workloads' knobs as viewer options (--gamma, --block-width, …): each reaches whichever lattice
 /// workload --workload starts (names it does not have are ignored there). Names the viewer already has
 /// (--width, --height, --seed) keep their option; run() hands them to a lattice workload that has them.
@@ -102,8 +125,31 @@ void add_lattice_options(CLI::App& app, Common& c) {
   for (const LatticeWorkloadEntry& e : lattice_workloads())
     for (const ParamSpec& s : e.knobs)
       if (!find_param(specs, s.name) && !app.get_option_no_throw("--" + s.name)) specs.push_back(s);
-  add_param_options(app, specs, "lattice workload knob",
+  const std::vector<ParamSpec> strand = strand_workload_knobs();
+  std::vector<ParamSpec> own;
+  for (const ParamSpec& s : specs) {
+    const ParamSpec* other = find_param(strand, s.name);
+    if (other && (other->kind != s.kind || param_allowed_text(*other) != param_allowed_text(s)))
+      add_shared_knob_option(app, c, s, *other);
+    else
+      own.push_back(s);
+  }
+  add_param_options(app, own, "lattice workload knob",
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
+}
+
+/// Holds each lattice or strand workload knob given on the command line to the range of the workload that
+/// --workload starts, where it has that knob (a name two kinds of workload share is checked at parsing
+/// only against the union of their values): one line naming the option, before the window opens.
+void check_workload_knob_values(const CLI::App& app, const GuiOptions& gui) {
+  if (gui.strand_workload.empty()) return;
+  std::vector<ParamSpec> own;
+  if (const LatticeWorkloadEntry* lattice = find_lattice_workload(gui.strand_workload))
+    own = lattice->knobs;
+  else
+    own = find_strand_workload(gui.strand_workload).knobs;
+  for (const auto& [name, text] : gui.session.knobs)
+    if (const ParamSpec* spec = find_param(own, name); spec && app.count("--" + name) > 0) parse_param(*spec, text);
 }
 
 /// The strand workloads' own knobs as viewer options (--smooth, --kernel, --step, …): strand mode hands the
@@ -545,6 +591,7 @@ int run(int argc, char** argv) {
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
     if (app.count("--spp") == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
+    check_workload_knob_values(app, gui);
     for (const SmokeAction& a : gui.smoke_actions)  // a step after the last frame would never run
       if (gui.frames > 0 && a.frame > gui.frames)
         throw InputError("", "--smoke-at",
