@@ -1129,6 +1129,28 @@ TEST_F(Gui, KernelOptionReachesTheRayCastersAndIsHeldToTheStartedWorkload) {
   }
 }
 
+// The Lattice section's actions act on a lattice run only: outside lattice mode they are refused by name
+// (never kept for a later run: the strand grid once queued a restart of the next lattice run), and in the
+// frame of a switch to a lattice workload they wait for its run (a view chosen with the switch is shown).
+TEST_F(Gui, LatticeActionsOutsideLatticeModeAreRefusedNotKeptForTheNextRun) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 12 --workload checkerboard --strand-size 16x16 --smoke-at "
+                          "2:grid=auto,3:lattice-restart,3:lattice-strategy=gibbs-cpu,3:lattice-view=lambda,"
+                          "3:lattice-pause=on,5:workload=gibbs,5:width=64,5:height=64,5:lattice-view=mean,8:capture "
+                          "--capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  for (const char* action : {"lattice-restart", "lattice-strategy", "lattice-view", "lattice-pause"})
+    EXPECT_NE(log.find(std::string(action) + ": is an action of lattice mode (gibbs, stencil)"), std::string::npos)
+        << action << " in " << log;
+  EXPECT_EQ(log.find("lattice: Restart"), std::string::npos) << log;
+  EXPECT_EQ(log.find("lattice: Set strategy"), std::string::npos) << log;
+  EXPECT_NE(log.find("lattice: Show mean: now "), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/gibbs-gibbs-cpu-mean-0001.json"));
+  EXPECT_EQ(j["capture"]["shown"], "mean");
+  EXPECT_GT(j["steps"].get<double>(), 0.0) << "the run was not paused by the refused lattice-pause";
+}
+
 // A lattice workload (app/session/lattice_run.h) in the viewer's lattice mode, scripted as a user would drive
 // the Lattice section: picked by name, its grid configuration switched live (the chain goes on), a view
 // chosen and captured with the run's report, a model setting restarting the chain, an unknown view refused
