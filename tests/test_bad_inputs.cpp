@@ -375,6 +375,26 @@ TEST(BadInputs, ReferenceWithForceNeverReplacesTheSceneItReads) {
   EXPECT_EQ(test::slurp(scene), before);
 }
 
+// A reference of another scene at the same resolution (assets/caustic.exr is 800x600 as room is) would give
+// an MSE of two different pictures: its sidecar names its scene, and render and mse-curve refuse it.
+TEST(BadInputs, AReferenceOfAnotherSceneIsRefused) {
+  const std::string caustic = std::string(MV_SOURCE_DIR) + "/assets/caustic.exr";
+  run_cases({
+      {"render --cpu --scene room --spp 1 --reference '" + caustic + "' --out '{d}/x.png'",
+       {caustic, "scene", "reference of scene \"caustic\"", "not of \"room\""}, 1},
+      {"mse-curve --cpu --scene room --spp 1 --compare sequential --duration-ms 10 --interval-ms 5 --reference '" +
+           caustic + "' --out-prefix '{d}/c'",
+       {caustic, "reference of scene \"caustic\""}, 1},
+  });
+  // The scene's own reference is taken (its sidecar names it).
+  test::TempDir io("ref-own");
+  const test::CliResult r = test::run_megaview(
+      io, "render --cpu --scene caustic --spp 1 --width 800 --height 600 --reference '" + caustic + "' --out '" +
+              (io / "c.png") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("MSE "), std::string::npos) << r.out;
+}
+
 TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
   const std::string strands_bare = "strands --workload mandelbrot --out '{d}/s.png'";
   run_cases({
