@@ -230,7 +230,10 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {kViewer + " --fill-in -1", {"--fill-in", "[0, 60] s"}},
       {kViewer + " --fill-in 61", {"--fill-in", "[0, 60] s"}},
       {kViewer + " --fill-in inf", {"--fill-in", "[0, 60] s"}},
-      {"--cpu --frames -1", {"--frames", "[0, 1e8]"}},
+      {"--cpu --frames -1", {"--frames", "[0, 100000000]"}},
+      // The bound as the option takes it: "1e8" is no integer the option accepts, so the message never says so.
+      {"--cpu --frames 1e9", {"--frames", "[0, 100000000]", "\"1e9\""}, kRefused, {"1e8"}},
+      {"bench --workload gibbs --sweeps 1e10", {"--sweeps", "[1, 1000000000] sweeps"}, kRefused, {"1e9]"}},
       {"--cpu --frames abc", {"--frames", "(not a number)"}},
       {"sort-bench --sizes 48", {"--sizes", "power of two in [32, 1024]", "\"48\""}},
       {"sort-bench --sizes 2048", {"--sizes", "power of two in [32, 1024]"}},
@@ -525,6 +528,7 @@ TEST(CliValidate, RealRefusesNonFiniteAndOutOfRangeAndAcceptsTheRange) {
 }
 
 TEST(CliValidate, IntegersAreDecimalAndNeverWrap) {
+  EXPECT_EQ(validate(cli::integer(0, 100000000), "1e8"), "must be an integer in [0, 100000000], got \"1e8\"");
   const CLI::Validator v = cli::integer(0, UINT32_MAX);
   EXPECT_NE(validate(v, "-1"), "");
   EXPECT_NE(validate(v, "4294967296"), "");
