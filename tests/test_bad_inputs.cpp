@@ -426,6 +426,18 @@ TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
       {strands_bare + " --size 16x16 --smooth 16", {"--smooth", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --azimuth 90", {"--azimuth", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --distance 100", {"--distance", "not to mandelbrot"}, 1},
+      // The three benches refuse each other's options: the gibbs bench's never reach a render or strand
+      // bench silently (--sweep-blocks would bench the path tracer once), nor theirs the gibbs bench.
+      {kBench + " --sweep-blocks", {"--sweep-blocks", "belongs to the gibbs bench"}, 1},
+      {kBench + " --gamma 1", {"--gamma", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --block 8x4", {"--block", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --sweeps 5", {"--sweeps", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --noise-threshold 0.5", {"--noise-threshold", "not of the strand bench"}, 1},
+      {"bench --cpu --workload gibbs --size 64x64", {"--size", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --sweep", {"--sweep", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --spp 4", {"--spp", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --queue kerbl", {"--queue", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --grid auto", {"--grid", "not an option of the gibbs bench"}, 1},
   });
 }
 

@@ -376,21 +376,47 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   return cmd;
 }
 
-/// `bench` times path-tracer renders or, with --workload, strand strategies; each refuses the other's options.
-void check_bench_mode(const CLI::App& cmd) {
-  const bool strands = cmd.count("--workload") > 0;
-  const std::vector<std::string> patch_only = {"--scene", "--width",     "--height",  "--paths-per-pixel",
-                                               "--spp",   "--seed",      "--wave-size", "--priority"};
-  std::vector<std::string> strand_only = {"--grid",       "--size",
-                                          "--sweep",             "--sweep-max-threads", "--out-prefix",
-                                          "--record-finish-order"};
+/// `bench` times path-tracer renders, or with --workload strand strategies, or with --workload gibbs the
+/// Gibbs sampler's kernels (app/cli/cli_gibbs_bench.h); each refuses the options of the others rather than
+/// ignoring them. `gibbs`: the bench is the gibbs one.
+void check_bench_mode(const CLI::App& cmd, bool gibbs) {
+  const bool strands = cmd.count("--workload") > 0 && !gibbs;
+  // The gibbs bench's own options: its flags and the gibbs knobs that no other bench option names.
+  std::vector<std::string> gibbs_only = {"--block", "--padding", "--sweeps", "--sweep-blocks"};
+  if (const LatticeWorkloadEntry* g = find_lattice_workload("gibbs"))
+    for (const ParamSpec& spec : g->knobs)
+      if (spec.name != "width" && spec.name != "height" && spec.name != "seed") {
+        gibbs_only.push_back("--" + spec.name);
+        if (spec.kind == ParamKind::Bool) gibbs_only.push_back("--no-" + spec.name);
+      }
+  std::vector<std::string> patch_only = {"--scene", "--paths-per-pixel", "--spp", "--wave-size", "--priority",
+                                         "--noise-threshold"};
+  if (!gibbs)  // the gibbs bench takes the lattice's size and seed from these
+    for (const char* shared : {"--width", "--height", "--seed"}) patch_only.push_back(shared);
+  std::vector<std::string> strand_only = {"--grid", "--size", "--sweep", "--sweep-max-threads", "--record-finish-order"};
+  if (!gibbs) strand_only.push_back("--out-prefix");  // the gibbs bench's --sweep-blocks writes P.csv
+  std::vector<std::string> knobs;  // the scheduling strategies' knobs, read by the path tracer's and the strand bench
   for (const ParamSpec& spec : strand_params().specs()) {
     if (find_param(patch_strategy_knobs(), spec.name)) continue;
     strand_only.push_back("--" + spec.name);
     if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
   }
+  for (const ParamSpec& spec : patch_strategy_knobs()) {
+    knobs.push_back("--" + spec.name);
+    if (spec.kind == ParamKind::Bool) knobs.push_back("--no-" + spec.name);
+  }
+  if (gibbs) {
+    for (const std::vector<std::string>* list : {&patch_only, &strand_only, &knobs})
+      for (const std::string& name : *list)
+        if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+          throw InputError("", name, "is not an option of the gibbs bench (--workload gibbs); see bench --help");
+    return;
+  }
+  for (const std::string& name : gibbs_only)
+    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+      throw InputError("", name, "belongs to the gibbs bench: give --workload gibbs");
   for (const std::string& name : strands ? patch_only : strand_only)
-    if (cmd.count(name) > 0)
+    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
       throw InputError("", name,
                        strands ? "is an option of the path tracer's bench, not of the strand bench (--workload)"
                                : "belongs to the strand bench: give --workload too");
@@ -635,8 +661,9 @@ int run(int argc, char** argv) {
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {
-    if (is_gibbs_bench(strand_bench.workloads)) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
-    check_bench_mode(*bench_cmd);
+    const bool gibbs = is_gibbs_bench(strand_bench.workloads);
+    check_bench_mode(*bench_cmd, gibbs);
+    if (gibbs) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
     if (bench_cmd->count("--workload") > 0) {
       strand_bench.repeat = bench.repeat;
       strand_bench.csv = bench.csv;
