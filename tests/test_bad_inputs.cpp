@@ -230,7 +230,10 @@ TEST(BadInputs, NumbersOfStrandsViewerAndTheSchedulingLab) {
       {kViewer + " --fill-in -1", {"--fill-in", "[0, 60] s"}},
       {kViewer + " --fill-in 61", {"--fill-in", "[0, 60] s"}},
       {kViewer + " --fill-in inf", {"--fill-in", "[0, 60] s"}},
-      {"--cpu --frames -1", {"--frames", "[0, 1e8]"}},
+      {"--cpu --frames -1", {"--frames", "[0, 100000000]"}},
+      // The bound as the option takes it: "1e8" is no integer the option accepts, so the message never says so.
+      {"--cpu --frames 1e9", {"--frames", "[0, 100000000]", "\"1e9\""}, kRefused, {"1e8"}},
+      {"bench --workload gibbs --sweeps 1e10", {"--sweeps", "[1, 1000000000] sweeps"}, kRefused, {"1e9]"}},
       {"--cpu --frames abc", {"--frames", "(not a number)"}},
       {"sort-bench --sizes 48", {"--sizes", "power of two in [32, 1024]", "\"48\""}},
       {"sort-bench --sizes 2048", {"--sizes", "power of two in [32, 1024]"}},
@@ -305,6 +308,7 @@ TEST(BadInputs, OutputPathsAreCheckedBeforeTheWorkAndNothingIsOverwritten) {
       {kStrands.substr(0, kStrands.find(" --out")) + " --out /nonexistent-megaview/s.png", {"--out", missing}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/'", {"--out", folder}, 1},
       {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/afile/s.png'", {"--out", "not a folder"}, 1},
+      {kStrands.substr(0, kStrands.find(" --out")) + " --out '{d}/s.jpg'", {"--out", "{d}/s.jpg", "ending in .png"}, 1},
       {"sched-model --out-prefix '{d}/'", {"--out-prefix", folder}, 1},
       {"sched-model --out-prefix '{d}/pre'", {"--out-prefix", "{d}/pre.csv", exists}, 1},
       {"sched-model --out-prefix /nonexistent-megaview/m", {"--out-prefix", missing}, 1},
@@ -340,6 +344,12 @@ TEST(BadInputs, OutputsAreCheckedTogetherBeforeTheWork) {
       {reference16 + " --out '{d}/q.exr' --force", {"--out", "{d}/q.exr", "is a folder"}, 1},
       {reference16 + " --out '{d}/s.exr' --force", {"--out (its JSON sidecar)", "{d}/s.json", "is a folder"}, 1},
       {reference16 + " --out '{d}/sub.exr' --force --scene '{d}/afile'", {"{d}/afile", "malformed JSON"}, 1},
+      // The order log is written before the results: under one of the prefix's names, they would be lost.
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.csv'", {"--order-log", "{d}/b.csv", "also the file of --out-prefix"}, 1},
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/./b.png'", {"--order-log", "also the file of --out-prefix"}, 1},
+      {"sched-bench --out-prefix '{d}/b' --order-log '{d}/b.json'", {"--order-log", "also the file of --out-prefix"}, 1},
+      // The figure is drawn after the CSV is written: a CSV under the figure's name leaves no figure.
+      {"sort-bench --csv '{d}/s.png' --plot '{d}/s.png'", {"--plot", "{d}/s.png", "also the file of --csv"}, 1},
   });
 }
 
@@ -366,6 +376,26 @@ TEST(BadInputs, ReferenceWithForceNeverReplacesTheSceneItReads) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("--heat-out"), std::string::npos) << r.err;
   EXPECT_EQ(test::slurp(scene), before);
+}
+
+// A reference of another scene at the same resolution (assets/caustic.exr is 800x600 as room is) would give
+// an MSE of two different pictures: its sidecar names its scene, and render and mse-curve refuse it.
+TEST(BadInputs, AReferenceOfAnotherSceneIsRefused) {
+  const std::string caustic = std::string(MV_SOURCE_DIR) + "/assets/caustic.exr";
+  run_cases({
+      {"render --cpu --scene room --spp 1 --reference '" + caustic + "' --out '{d}/x.png'",
+       {caustic, "scene", "reference of scene \"caustic\"", "not of \"room\""}, 1},
+      {"mse-curve --cpu --scene room --spp 1 --compare sequential --duration-ms 10 --interval-ms 5 --reference '" +
+           caustic + "' --out-prefix '{d}/c'",
+       {caustic, "reference of scene \"caustic\""}, 1},
+  });
+  // The scene's own reference is taken (its sidecar names it).
+  test::TempDir io("ref-own");
+  const test::CliResult r = test::run_megaview(
+      io, "render --cpu --scene caustic --spp 1 --width 800 --height 600 --reference '" + caustic + "' --out '" +
+              (io / "c.png") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("MSE "), std::string::npos) << r.out;
 }
 
 TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
@@ -396,6 +426,18 @@ TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
       {strands_bare + " --size 16x16 --smooth 16", {"--smooth", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --azimuth 90", {"--azimuth", "not to mandelbrot"}, 1},
       {strands_bare + " --size 16x16 --distance 100", {"--distance", "not to mandelbrot"}, 1},
+      // The three benches refuse each other's options: the gibbs bench's never reach a render or strand
+      // bench silently (--sweep-blocks would bench the path tracer once), nor theirs the gibbs bench.
+      {kBench + " --sweep-blocks", {"--sweep-blocks", "belongs to the gibbs bench"}, 1},
+      {kBench + " --gamma 1", {"--gamma", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --block 8x4", {"--block", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --sweeps 5", {"--sweeps", "belongs to the gibbs bench"}, 1},
+      {kStrandBench + " --noise-threshold 0.5", {"--noise-threshold", "not of the strand bench"}, 1},
+      {"bench --cpu --workload gibbs --size 64x64", {"--size", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --sweep", {"--sweep", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --spp 4", {"--spp", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --queue kerbl", {"--queue", "not an option of the gibbs bench"}, 1},
+      {"bench --cpu --workload gibbs --grid auto", {"--grid", "not an option of the gibbs bench"}, 1},
   });
 }
 
@@ -498,6 +540,7 @@ TEST(CliValidate, RealRefusesNonFiniteAndOutOfRangeAndAcceptsTheRange) {
 }
 
 TEST(CliValidate, IntegersAreDecimalAndNeverWrap) {
+  EXPECT_EQ(validate(cli::integer(0, 100000000), "1e8"), "must be an integer in [0, 100000000], got \"1e8\"");
   const CLI::Validator v = cli::integer(0, UINT32_MAX);
   EXPECT_NE(validate(v, "-1"), "");
   EXPECT_NE(validate(v, "4294967296"), "");

@@ -1105,6 +1105,52 @@ TEST_F(Gui, StrandWorkloadKnobsReachTheRunAndTheSidecar) {
   EXPECT_NE(log.find("--step: applies to vr-lite-cam, illust-vr, not to checkerboard"), std::string::npos) << log;
 }
 
+// --kernel is a knob of the stencil (its block shapes) and of the ray casters (reconstruction kernels): the
+// viewer's option takes either's values and holds each to the range of the workload it starts, in one line
+// before the window opens.
+TEST_F(Gui, KernelOptionReachesTheRayCastersAndIsHeldToTheStartedWorkload) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 6 --workload vr-lite-cam --strand-size 32x24 --kernel bspln3 "
+                          "--smoke-at 4:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/vr-lite-cam-cpu-parallel-0001.json"));
+  EXPECT_EQ(j["workload_knobs"]["kernel"], "bspln3");
+  for (const auto& [args, parts] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--workload stencil --kernel tent", {"--kernel", "512x1x16", "\"tent\""}},
+           {"--workload vr-lite-cam --kernel 32x8x4", {"--kernel", "bspln3", "\"32x8x4\""}},
+           {"--kernel nonsense", {"--kernel", "(lattice workloads)", "(strand workloads)"}}}) {
+    SCOPED_TRACE(args);
+    const Result bad = viewer("--cpu --frames 1 " + args);
+    EXPECT_NE(bad.code, 0);
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    for (const std::string& p : parts) EXPECT_NE(bad.err.find(p), std::string::npos) << p << " in " << bad.err;
+  }
+}
+
+// The Lattice section's actions act on a lattice run only: outside lattice mode they are refused by name
+// (never kept for a later run: the strand grid once queued a restart of the next lattice run), and in the
+// frame of a switch to a lattice workload they wait for its run (a view chosen with the switch is shown).
+TEST_F(Gui, LatticeActionsOutsideLatticeModeAreRefusedNotKeptForTheNextRun) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --frames 12 --workload checkerboard --strand-size 16x16 --smoke-at "
+                          "2:grid=auto,3:lattice-restart,3:lattice-strategy=gibbs-cpu,3:lattice-view=lambda,"
+                          "3:lattice-pause=on,5:workload=gibbs,5:width=64,5:height=64,5:lattice-view=mean,8:capture "
+                          "--capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  for (const char* action : {"lattice-restart", "lattice-strategy", "lattice-view", "lattice-pause"})
+    EXPECT_NE(log.find(std::string(action) + ": is an action of lattice mode (gibbs, stencil)"), std::string::npos)
+        << action << " in " << log;
+  EXPECT_EQ(log.find("lattice: Restart"), std::string::npos) << log;
+  EXPECT_EQ(log.find("lattice: Set strategy"), std::string::npos) << log;
+  EXPECT_NE(log.find("lattice: Show mean: now "), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/gibbs-gibbs-cpu-mean-0001.json"));
+  EXPECT_EQ(j["capture"]["shown"], "mean");
+  EXPECT_GT(j["steps"].get<double>(), 0.0) << "the run was not paused by the refused lattice-pause";
+}
+
 // A lattice workload (app/session/lattice_run.h) in the viewer's lattice mode, scripted as a user would drive
 // the Lattice section: picked by name, its grid configuration switched live (the chain goes on), a view
 // chosen and captured with the run's report, a model setting restarting the chain, an unknown view refused

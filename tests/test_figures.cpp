@@ -196,5 +196,27 @@ TEST(FiguresScript, DrawsAPngAndAPdfForEveryKind) {
   EXPECT_EQ(run_figures(python, "'" + d + "/pt.csv'", log), 1);
 }
 
+// A CSV not named *.csv (bench --csv r.txt) keeps its whole name as the stem, in the script as in
+// figure_stem: megaview checked and wrote r.txt.json, and r.txt.png is the figure it checked was free;
+// r.json and r.png, which it never checked, are neither read nor replaced.
+TEST(FiguresScript, TheStemIsThePathWithoutDotCsvOnlyAsMegaviewChecksIt) {
+  const std::string python = find_python_with_matplotlib();
+  if (python.empty()) GTEST_SKIP() << "python3-matplotlib is not installed";
+  test::TempDir dir("figures-stem");
+  const std::string d = dir.str();
+  write_text(d + "/r.txt",
+             "method,n,threads,median_us,min_us,max_us,batches,repeat\n"
+             "bitonic-full,32,32,2.7,2.6,2.9,200,5\nbitonic-full,64,32,3.1,3.0,3.3,200,5\n");
+  write_text(d + "/r.txt.json", R"({"kind": "sort-bench", "context": "one block", "gpu": null})");
+  write_text(d + "/r.json", "precious: not this CSV's metadata");
+  write_text(d + "/r.png", "precious: not this CSV's figure");
+  const std::string log = dir / "log.txt";
+  ASSERT_EQ(run_figures(python, "--no-overwrite '" + d + "/r.txt'", log), 0) << test::slurp(log);
+  EXPECT_EQ(test::slurp(d + "/r.txt.png").substr(1, 3), "PNG") << test::slurp(log);
+  EXPECT_EQ(test::slurp(d + "/r.txt.pdf").substr(0, 5), "%PDF-");
+  EXPECT_EQ(test::slurp(d + "/r.png"), "precious: not this CSV's figure");
+  EXPECT_FALSE(fs::exists(d + "/r.pdf"));
+}
+
 }  // namespace
 }  // namespace mv

@@ -2,6 +2,8 @@
 // knobs, live changes of the decomposition that keep the field, refusals, the view and the report.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -89,6 +91,22 @@ TEST(StencilBench, WritesTheTableAndTheCsv) {
   EXPECT_EQ(text.rfind("size,partitions,gpus,tiles,depth,exchange,overlap,kernel,", 0), 0u) << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 2 * 2 * 2);
   EXPECT_NE(test::slurp(io.str() + "/s.json").find("\"stencil-bench\""), std::string::npos);
+}
+
+// A long run reports within itself: a progress line below 100 % (and, past three minutes, the estimate)
+// comes while the one timed run goes on, not only when it has ended.
+TEST(StencilBench, ALongRunReportsItsProgressWhileItRuns) {
+  test::TempDir io("stencil-bench-progress");
+  const auto t0 = std::chrono::steady_clock::now();
+  const test::CliResult r =
+      test::run_megaview(io, "bench --cpu --workload stencil --size 2048 --partitions 1 --iterations 3000 --repeat 1");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  if (s < 3.0) GTEST_SKIP() << "the run took " << s << " s: too short for progress lines (the first comes after 2 s)";
+  bool within = false;  // a line "stencil bench:  NN.N%, …" with NN.N < 100
+  for (size_t at = r.err.find("stencil bench: "); at != std::string::npos; at = r.err.find("stencil bench: ", at + 1))
+    if (std::strtod(r.err.c_str() + at + std::strlen("stencil bench: "), nullptr) < 100.0) within = true;
+  EXPECT_TRUE(within) << r.err;
 }
 
 }  // namespace

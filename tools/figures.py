@@ -6,7 +6,8 @@
 PATH is a CSV written by a megaview subcommand, or a folder: every CSV in it with a figure is drawn
 (the others, such as order logs and the path tracer's `bench --csv`, are skipped with a note). What a
 CSV holds (its kind) comes from the metadata JSON beside it (<stem>.json, "kind"), else from its
-columns. The figures go beside the CSV under its stem (or under --out STEM, for one CSV):
+columns. The figures go beside the CSV under its stem, its path without ".csv" (other names keep their
+whole name: r.txt draws r.txt.png, as megaview checks and writes r.txt.json), or under --out STEM:
 
   mse-curve     STEM-time.{png,pdf}, STEM-samples.{png,pdf}  Kerbl 2012 Fig 9: MSE over busy time / spp
   sort-bench    STEM.{png,pdf}  Kerbl 2012 Fig 3: µs per one-block sort over n, best block size per method
@@ -131,8 +132,13 @@ def read_csv(path):
         return list(reader.fieldnames), list(reader)
 
 
+def csv_stem(csv_path):
+    """The CSV's path without ".csv", the rule of megaview's figure_stem (app/cli/figures.h)."""
+    return csv_path[:-4] if csv_path.endswith(".csv") and len(csv_path) > 4 else csv_path
+
+
 def read_meta(csv_path):
-    meta_path = os.path.splitext(csv_path)[0] + ".json"
+    meta_path = csv_stem(csv_path) + ".json"
     if not os.path.isfile(meta_path):
         return {}
     try:
@@ -671,7 +677,7 @@ def draw(csv_path, out_stem, overwrite, quiet, named):
         return []
     if not rows:
         raise FigureError(f"{csv_path}: no data rows")
-    stem = out_stem or os.path.splitext(csv_path)[0]
+    stem = out_stem or csv_stem(csv_path)
     targets = output_files(kind, stem)
     if not overwrite:
         for t in targets:

@@ -64,8 +64,15 @@ void run_sched_bench(const SchedBenchCommand& c) {
   const MegakernelSettings ms = bench_settings(c);  // first: a bad option or output path is named even without a GPU
   cli::check_output_prefix(c.out_prefix, "--out-prefix", {".csv", ".png"});
   if (!c.order_log.empty()) cli::check_output_file(c.order_log, "--order-log");
-  if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   const std::string csv_path = c.out_prefix + ".csv";
+  // The order log must not be one of the prefix's files: it is written first, and the results would then
+  // find their name taken after the whole run.
+  std::vector<cli::NamedPath> outputs = {{csv_path, "--out-prefix (its CSV)"},
+                                         {figure_metadata_path(csv_path), "--out-prefix (its metadata)"}};
+  for (const std::string& f : figure_files("sched-bench", c.out_prefix)) outputs.push_back({f, "--out-prefix (its figure)"});
+  outputs.push_back({c.order_log, "--order-log"});
+  cli::check_distinct_files(outputs);
+  if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
   for (const std::string& f : figure_files("sched-bench", c.out_prefix)) ensure_absent(f);
   for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);
   if (!c.order_log.empty()) ensure_absent(c.order_log);

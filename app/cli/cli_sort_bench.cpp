@@ -124,6 +124,10 @@ void run_sort_bench(const SortBenchCommand& c) {
     if (c.csv.empty()) throw InputError("", "--plot", "needs --csv: tools/figures.py draws the figure from the CSV");
     plot_stem = c.plot.substr(0, c.plot.size() - 4);
     for (const std::string& f : figure_files("sort-bench", plot_stem)) ensure_absent(f);
+    // The figure is drawn after the CSV is written: a CSV under the figure's name would leave no figure.
+    std::vector<cli::NamedPath> outputs = {{c.csv, "--csv"}, {figure_metadata_path(c.csv), "--csv (its metadata)"}};
+    for (const std::string& f : figure_files("sort-bench", plot_stem)) outputs.push_back({f, "--plot"});
+    cli::check_distinct_files(outputs);
   }
   // After the options and output paths, so that those are named even without a GPU.
   if (!gpu_available()) throw std::runtime_error("sort-bench needs a CUDA GPU (" + gpu_info().reason + ")");

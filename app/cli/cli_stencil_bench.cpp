@@ -103,6 +103,28 @@ double median(std::vector<double> v) {
   return k == 0 ? 0.0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
+/// Runs `iterations` iterations of `run` and returns their phase times, summed. A run that would take over
+/// a second at the rate measured so far (`ms_per_iteration`, 0: unknown, then one iteration measures it)
+/// goes in calls of about half a second, each reported to `progress` (`done` counts the iterations), so
+/// that a long run shows its progress and estimate; a shorter one stays one call, as a GPU run is timed.
+HaloPhaseTimes run_reported(StencilRun& run, uint64_t iterations, double& ms_per_iteration, Progress& progress,
+                            double& done) {
+  HaloPhaseTimes sum;
+  for (uint64_t left = iterations; left > 0;) {
+    uint64_t k = left;
+    if (ms_per_iteration <= 0.0)
+      k = 1;
+    else if (ms_per_iteration * double(left) > 1000.0)
+      k = std::clamp<uint64_t>(uint64_t(500.0 / ms_per_iteration), 1, left);
+    const HaloPhaseTimes t = run.run_timed(k);
+    sum.add(t);
+    left -= k;
+    if (t.iterations > 0 && t.total_ms > 0.0) ms_per_iteration = t.total_ms / double(t.iterations);
+    progress.update(done += double(k));
+  }
+  return sum;
+}
+
 struct Row {
   int size = 0, partitions = 0, gpus = 0, depth = 0;
   std::string tiles, exchange;
@@ -167,7 +189,7 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
   fmt::print("bench: workload stencil (Jacobi/Laplace five-point, float32, periodic) on {}, G = {}, {} iterations x {} "
              "repeats{}\n",
              device, c.gpus, c.iterations, c.repeat, gpu ? fmt::format(", DRAM peak {:.0f} GB/s", peak) : "");
-  fmt::print("timed: {} around the iterations, after one untimed warm-up; per phase: {}; ms per iteration, "
+  fmt::print("timed: {} around the iterations (a run of over 1 s in calls of about 0.5 s, summed), after one untimed warm-up; per phase: {}; ms per iteration, "
              "median of the repeats; GB/s = 8 bytes per useful site update\n",
              gpu ? "CUDA events" : "wall clock", gpu ? "CUDA events around each kernel, copy and NCCL group" : "wall clock");
   const std::string header = fmt::format(
@@ -178,11 +200,15 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
   std::fflush(stdout);
 
   std::vector<Row> rows;
-  // Progress over every run, the warm-ups included (app/cli/progress.h: nothing for a job under ~2 s).
-  const double runs = double(c.sizes.size() * c.partitions.size() * c.depths.size() * c.exchanges.size() *
-                             c.overlaps.size() * c.kernels.size()) * (c.repeat + 1);
-  Progress progress("stencil bench", runs, "runs");
-  double runs_done = 0.0;
+  // Progress in iterations over every run, the warm-ups included (app/cli/progress.h: nothing for a job
+  // under ~2 s); a long run reports within itself (run_reported).
+  const auto warm_up = [&](int d) { return uint64_t(std::min(c.iterations, std::max(d, 32))); };
+  double total = 0.0;
+  for (int d : c.depths)
+    total += double(c.sizes.size() * c.partitions.size() * c.exchanges.size() * c.overlaps.size() * c.kernels.size()) *
+             double(warm_up(d) + uint64_t(c.repeat) * uint64_t(c.iterations));
+  Progress progress("stencil bench", total, "iterations");
+  double done = 0.0;
   for (int n : c.sizes)
     for (int p : c.partitions)
       for (int d : c.depths)
@@ -193,12 +219,11 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
                               {"gpus", std::to_string(c.gpus)}, {"depth", std::to_string(d)},
                               {"exchange", ex}, {"overlap", ov == "on" ? "true" : "false"}, {"kernel", kn}};
             StencilRun run(knobs, gpu);
-            run.run_timed(uint64_t(std::min(c.iterations, std::max(d, 32))));  // warm-up
-            progress.update(runs_done += 1.0);
+            double ms_per_iteration = 0.0;
+            run_reported(run, warm_up(d), ms_per_iteration, progress, done);  // warm-up
             std::vector<double> tot, com, inn, out, pk, xc, up, wt;
             for (int r = 0; r < c.repeat; ++r) {
-              const HaloPhaseTimes t = run.run_timed(uint64_t(c.iterations));
-              progress.update(runs_done += 1.0);
+              const HaloPhaseTimes t = run_reported(run, uint64_t(c.iterations), ms_per_iteration, progress, done);
               const double k = double(t.iterations);
               tot.push_back(t.total_ms / k);
               com.push_back(t.compute_ms / k);

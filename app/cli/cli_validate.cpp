@@ -101,8 +101,8 @@ CLI::Validator real(Bound lo, Bound hi, const std::string& unit) {
 }
 
 CLI::Validator integer(int64_t lo, int64_t hi, const std::string& unit) {
-  const std::string what =
-      with_unit("an integer in " + range_text({static_cast<double>(lo)}, {static_cast<double>(hi)}), unit);
+  // Every digit of the bounds: "1e9" would name a bound in a form the option refuses.
+  const std::string what = with_unit(fmt::format("an integer in [{}, {}]", lo, hi), unit);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         int64_t v = 0;

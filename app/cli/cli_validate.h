@@ -34,8 +34,9 @@ std::string range_text(Bound lo, Bound hi);
 /// range in the message. Rejects NaN, ±inf, trailing characters and empty text.
 CLI::Validator real(Bound lo, Bound hi, const std::string& unit = "");
 
-/// A decimal integer in [lo, hi] (no sign for lo >= 0, no fraction, no hex or octal; "-1" for an unsigned
-/// option is refused rather than wrapped). `unit` as for real().
+/// A decimal integer in [lo, hi] (no sign for lo >= 0, no fraction, no exponent, no hex or octal; "-1" for an
+/// unsigned option is refused rather than wrapped). The message prints the bounds with every digit, as the
+/// option takes them ("[0, 100000000]", not "1e8"). `unit` as for real().
 CLI::Validator integer(int64_t lo, int64_t hi, const std::string& unit = "");
 
 /// A decimal integer in [0, 2^64 - 1] (seeds of 64 bits); "-1" is refused, not wrapped.

@@ -94,6 +94,29 @@ void add_knob_options(CLI::App& app, Common& c, bool strands = false) {
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
 }
 
+/// A knob name that a lattice workload and a strand workload both have with different values (--kernel:
+/// the stencil's block shapes, the ray casters' reconstruction kernels) as one viewer option: it takes what
+/// either accepts, and check_workload_knob_values holds the value to the started workload's own range.
+void add_shared_knob_option(CLI::App& app, Common& c, const ParamSpec& lattice, const ParamSpec& strand) {
+  const std::string allowed = param_allowed_text(lattice) + " (lattice workloads) or " + param_allowed_text(strand) +
+                              " (strand workloads)";
+  app.add_option_function<std::string>(
+         "--" + lattice.name, [&c, name = lattice.name](const std::string& text) { c.session.knobs[name] = text; },
+         "lattice workload knob: " + lattice.doc + "; strand workload knob: " + strand.doc)
+      ->check(CLI::Validator(
+          [lattice, strand, allowed](std::string& text) -> std::string {
+            for (const ParamSpec* s : {&lattice, &strand}) {
+              try {
+                parse_param(*s, text);
+                return {};
+              } catch (const InputError&) {
+              }
+            }
+            return "must be " + allowed + ", got \"" + text + "\"";
+          },
+          allowed));
+}
+
 /// The lattice workloads' knobs as viewer options (--gamma, --block-width, …): each reaches whichever lattice
 /// workload --workload starts (names it does not have are ignored there). Names the viewer already has
 /// (--width, --height, --seed) keep their option; run() hands them to a lattice workload that has them.
@@ -102,8 +125,31 @@ void add_lattice_options(CLI::App& app, Common& c) {
   for (const LatticeWorkloadEntry& e : lattice_workloads())
     for (const ParamSpec& s : e.knobs)
       if (!find_param(specs, s.name) && !app.get_option_no_throw("--" + s.name)) specs.push_back(s);
-  add_param_options(app, specs, "lattice workload knob",
+  const std::vector<ParamSpec> strand = strand_workload_knobs();
+  std::vector<ParamSpec> own;
+  for (const ParamSpec& s : specs) {
+    const ParamSpec* other = find_param(strand, s.name);
+    if (other && (other->kind != s.kind || param_allowed_text(*other) != param_allowed_text(s)))
+      add_shared_knob_option(app, c, s, *other);
+    else
+      own.push_back(s);
+  }
+  add_param_options(app, own, "lattice workload knob",
                     [&c](const std::string& name, const std::string& text) { c.session.knobs[name] = text; });
+}
+
+/// Holds each lattice or strand workload knob given on the command line to the range of the workload that
+/// --workload starts, where it has that knob (a name two kinds of workload share is checked at parsing
+/// only against the union of their values): one line naming the option, before the window opens.
+void check_workload_knob_values(const CLI::App& app, const GuiOptions& gui) {
+  if (gui.strand_workload.empty()) return;
+  std::vector<ParamSpec> own;
+  if (const LatticeWorkloadEntry* lattice = find_lattice_workload(gui.strand_workload))
+    own = lattice->knobs;
+  else
+    own = find_strand_workload(gui.strand_workload).knobs;
+  for (const auto& [name, text] : gui.session.knobs)
+    if (const ParamSpec* spec = find_param(own, name); spec && app.count("--" + name) > 0) parse_param(*spec, text);
 }
 
 /// The strand workloads' own knobs as viewer options (--smooth, --kernel, --step, …): strand mode hands the
@@ -330,21 +376,47 @@ CLI::App* add_bench_command(CLI::App& app, Common& c, BenchCommand& b, StrandBen
   return cmd;
 }
 
-/// `bench` times path-tracer renders or, with --workload, strand strategies; each refuses the other's options.
-void check_bench_mode(const CLI::App& cmd) {
-  const bool strands = cmd.count("--workload") > 0;
-  const std::vector<std::string> patch_only = {"--scene", "--width",     "--height",  "--paths-per-pixel",
-                                               "--spp",   "--seed",      "--wave-size", "--priority"};
-  std::vector<std::string> strand_only = {"--grid",       "--size",
-                                          "--sweep",             "--sweep-max-threads", "--out-prefix",
-                                          "--record-finish-order"};
+/// `bench` times path-tracer renders, or with --workload strand strategies, or with --workload gibbs the
+/// Gibbs sampler's kernels (app/cli/cli_gibbs_bench.h); each refuses the options of the others rather than
+/// ignoring them. `gibbs`: the bench is the gibbs one.
+void check_bench_mode(const CLI::App& cmd, bool gibbs) {
+  const bool strands = cmd.count("--workload") > 0 && !gibbs;
+  // The gibbs bench's own options: its flags and the gibbs knobs that no other bench option names.
+  std::vector<std::string> gibbs_only = {"--block", "--padding", "--sweeps", "--sweep-blocks"};
+  if (const LatticeWorkloadEntry* g = find_lattice_workload("gibbs"))
+    for (const ParamSpec& spec : g->knobs)
+      if (spec.name != "width" && spec.name != "height" && spec.name != "seed") {
+        gibbs_only.push_back("--" + spec.name);
+        if (spec.kind == ParamKind::Bool) gibbs_only.push_back("--no-" + spec.name);
+      }
+  std::vector<std::string> patch_only = {"--scene", "--paths-per-pixel", "--spp", "--wave-size", "--priority",
+                                         "--noise-threshold"};
+  if (!gibbs)  // the gibbs bench takes the lattice's size and seed from these
+    for (const char* shared : {"--width", "--height", "--seed"}) patch_only.push_back(shared);
+  std::vector<std::string> strand_only = {"--grid", "--size", "--sweep", "--sweep-max-threads", "--record-finish-order"};
+  if (!gibbs) strand_only.push_back("--out-prefix");  // the gibbs bench's --sweep-blocks writes P.csv
+  std::vector<std::string> knobs;  // the scheduling strategies' knobs, read by the path tracer's and the strand bench
   for (const ParamSpec& spec : strand_params().specs()) {
     if (find_param(patch_strategy_knobs(), spec.name)) continue;
     strand_only.push_back("--" + spec.name);
     if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
   }
+  for (const ParamSpec& spec : patch_strategy_knobs()) {
+    knobs.push_back("--" + spec.name);
+    if (spec.kind == ParamKind::Bool) knobs.push_back("--no-" + spec.name);
+  }
+  if (gibbs) {
+    for (const std::vector<std::string>* list : {&patch_only, &strand_only, &knobs})
+      for (const std::string& name : *list)
+        if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+          throw InputError("", name, "is not an option of the gibbs bench (--workload gibbs); see bench --help");
+    return;
+  }
+  for (const std::string& name : gibbs_only)
+    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+      throw InputError("", name, "belongs to the gibbs bench: give --workload gibbs");
   for (const std::string& name : strands ? patch_only : strand_only)
-    if (cmd.count(name) > 0)
+    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
       throw InputError("", name,
                        strands ? "is an option of the path tracer's bench, not of the strand bench (--workload)"
                                : "belongs to the strand bench: give --workload too");
@@ -545,6 +617,7 @@ int run(int argc, char** argv) {
     // reference's sample count (about 20 s on an H100 at 800x600), not just the scene's experiment target.
     if (app.count("--spp") == 0) gui.session.task.target_spp = kViewerTargetSpp;
     check_strand_options(gui);
+    check_workload_knob_values(app, gui);
     for (const SmokeAction& a : gui.smoke_actions)  // a step after the last frame would never run
       if (gui.frames > 0 && a.frame > gui.frames)
         throw InputError("", "--smoke-at",
@@ -588,8 +661,9 @@ int run(int argc, char** argv) {
     }
     run_mse_curve(curve);
   } else if (bench_cmd->parsed()) {
-    if (is_gibbs_bench(strand_bench.workloads)) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
-    check_bench_mode(*bench_cmd);
+    const bool gibbs = is_gibbs_bench(strand_bench.workloads);
+    check_bench_mode(*bench_cmd, gibbs);
+    if (gibbs) return run_gibbs_bench(gibbs_bench, *bench_cmd), 0;
     if (bench_cmd->count("--workload") > 0) {
       strand_bench.repeat = bench.repeat;
       strand_bench.csv = bench.csv;

@@ -338,20 +338,31 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
     } catch (const std::exception& e) {
       v.state_.report("Set grid " + value, e);
     }
-    v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); });
+  };
+  // An action of the Lattice section: for the run on screen, or for the lattice workload that a switch of
+  // this same frame is about to start (queued, it applies once that run exists, as its knobs do). Outside
+  // lattice mode it is refused, naming the action, rather than kept for a later run.
+  const auto lattice_action = [set](const char* action, std::function<void(Viewer&, const std::string&)> change) {
+    return set([action, change](Viewer& v, const std::string& value) {
+      const std::optional<std::string>& switching = v.state_.strands.mode_request;
+      if (switching ? find_lattice_workload(*switching) != nullptr : v.lattice_ != nullptr) return change(v, value);
+      v.state_.report(std::string(action) + (value.empty() ? "" : "=" + value),
+                      InputError("", action, "is an action of lattice mode (" + lattice_workload_names() +
+                                                 "): switch to it first (workload=NAME)"));
+    });
   };
   const auto show_lattice_view = [](Viewer& v, const std::string& value) {
-    if (!v.lattice_) return;
-    const std::vector<std::string> views = v.lattice_->views();
-    const auto it = std::find(views.begin(), views.end(), value);
-    if (it != views.end()) {
-      v.state_.lattice.view = static_cast<size_t>(it - views.begin());
-      return;
-    }
-    std::string names;
-    for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
-    v.state_.report("Show " + value, InputError("", "lattice-view", "\"" + value + "\" is not a view of " +
-                                                                    v.state_.lattice.workload + " (" + names + ")"));
+    v.state_.lattice.queue("Show " + value, [&v, value](LatticeRun& r) {
+      const std::vector<std::string> views = r.views();
+      const auto it = std::find(views.begin(), views.end(), value);
+      if (it != views.end()) {
+        v.state_.lattice.view = static_cast<size_t>(it - views.begin());
+        return;
+      }
+      std::string names;
+      for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
+      throw InputError("", "lattice-view", "\"" + value + "\" is not a view of " + r.workload() + " (" + names + ")");
+    });
   };
   static const std::map<std::string, Handler> handlers = {
       {"priority",
@@ -388,13 +399,14 @@ bool Viewer::run_smoke_action(const SmokeAction& a) {
       {"strand-orbit", view("strand-orbit")},
       {"strand-pan", view("strand-pan")},
       {"strand-view-reset", view("strand-view-reset")},
-      {"lattice-strategy", set([](Viewer& v, const std::string& s) {
+      {"lattice-strategy", lattice_action("lattice-strategy", [](Viewer& v, const std::string& s) {
          v.state_.lattice.queue("Set strategy " + s, [s](LatticeRun& r) { r.set_strategy(s); });
        })},
-      {"lattice-view", set(show_lattice_view)},
-      {"lattice-pause", set([](Viewer& v, const std::string& on) { v.state_.lattice.paused = on == "on"; })},
-      {"lattice-restart",
-       set([](Viewer& v, const std::string&) { v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); }); })},
+      {"lattice-view", lattice_action("lattice-view", show_lattice_view)},
+      {"lattice-pause", lattice_action("lattice-pause", [](Viewer& v, const std::string& on) { v.state_.lattice.paused = on == "on"; })},
+      {"lattice-restart", lattice_action("lattice-restart", [](Viewer& v, const std::string&) {
+         v.state_.lattice.queue("Restart", [](LatticeRun& r) { r.restart(); });
+       })},
   };
   if (const auto h = handlers.find(a.action); h != handlers.end()) return h->second(*this, a.value);
   // A generated widget of the Lattice section: of the run on screen, or of the lattice workload a switch

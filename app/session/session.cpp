@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "app/session/image_io.h"
 #include "render/metrics.h"
@@ -17,6 +20,26 @@ std::unique_ptr<PatchStrategy> make_strategy(const std::string& name, bool gpu) 
   if (entry.info.side == Side::Device && !gpu)
     throw InputError("", "strategy", "\"" + name + "\" runs on the GPU, but no CUDA device is in use");
   return entry.make();
+}
+
+/// Refuses a reference whose sidecar (R.json beside R.exr, as `megaview reference` and captures write it)
+/// names another scene: at the same resolution its MSE would compare two different pictures. A reference
+/// without a readable sidecar, or one that names no scene, is taken as it is.
+void check_reference_scene(const std::string& path, const std::string& scene) {
+  const std::string ext = ".exr";
+  if (path.size() <= ext.size() || path.compare(path.size() - ext.size(), ext.size(), ext) != 0) return;
+  const std::string sidecar = path.substr(0, path.size() - ext.size()) + ".json";
+  std::ifstream f(sidecar);
+  if (!f) return;
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return;
+  const auto sc = j.find("scene");
+  if (sc == j.end() || !sc->is_object()) return;
+  const auto name = sc->find("name");
+  if (name == sc->end() || !name->is_string() || name->get<std::string>() == scene) return;
+  throw InputError(path, "scene",
+                   "is a reference of scene \"" + name->get<std::string>() + "\" (its sidecar " + sidecar +
+                       "), not of \"" + scene + "\"; give the reference of this scene");
 }
 }  // namespace
 
@@ -246,6 +269,7 @@ FrameStats Session::run(uint64_t max_paths, double max_ms, const std::function<v
 }
 
 void Session::load_reference(const std::string& path) {
+  check_reference_scene(path, scene().name);
   ImageRgb img = read_exr(path);
   if (img.width != static_cast<int>(width()) || img.height != static_cast<int>(height()))
     throw InputError(path, "resolution",

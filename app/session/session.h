@@ -103,7 +103,8 @@ class Session {
   const FrameStats& last() const { return last_; }
 
   // ---- reference and error ----
-  /// Loads a reference EXR; throws InputError (file, size mismatch) and keeps the old one on failure.
+  /// Loads a reference EXR; throws InputError (file, size mismatch, a sidecar R.json beside R.exr that names
+  /// another scene) and keeps the old one on failure.
   void load_reference(const std::string& path);
   bool has_reference() const { return !reference_rgb_.empty(); }
   const std::string& reference_path() const { return reference_path_; }
