@@ -144,5 +144,31 @@ TEST(OrderLog, ScriptRecomputesTheProgramsScore) {
   EXPECT_NE(run_script("'" + dir / "missing.csv" + "'"), 0);
 }
 
+// The far ring's drain (MegakernelSettings::far_drain): due once per drain_batches / waiting batches, never
+// when off or empty, and at once after the slice's batch count restarted.
+TEST(PriorityTable, FarDrainIsDueAtTheRateThatClaimsEveryEntryWithinTheDrain) {
+  EXPECT_FALSE(far_drain_due(1000, 0, 100, 0));   // off
+  EXPECT_FALSE(far_drain_due(1000, 0, 0, 5000));  // nothing waits
+  EXPECT_FALSE(far_drain_due(1049, 1000, 100, 5000));
+  EXPECT_TRUE(far_drain_due(1050, 1000, 100, 5000));  // 50 batches × 100 entries = 5000
+  EXPECT_TRUE(far_drain_due(1001, 1000, 5000, 5000));  // a full ring: every batch
+  EXPECT_TRUE(far_drain_due(3, 1000, 1, 5000));        // a new slice
+  // Simulated: one drain whenever due over a batch clock, with the ring's size fixed: one drain every
+  // ⌈drain / waiting⌉ batches, so the drains claim (nearly) each of `waiting` entries within the drain.
+  for (int waiting : {1, 7, 100, 3000}) {
+    const unsigned long long drain = 25ull * 3164;
+    unsigned long long last = 0;
+    int drains = 0;
+    for (unsigned long long now = 1; now <= drain; ++now)
+      if (far_drain_due(now, last, waiting, drain)) {
+        last = now;
+        ++drains;
+      }
+    EXPECT_EQ(static_cast<unsigned long long>(drains), drain / ((drain + waiting - 1) / waiting)) << waiting;
+    EXPECT_GE(drains, 0.97 * waiting) << waiting;
+    EXPECT_LE(drains, waiting) << waiting;
+  }
+}
+
 }  // namespace
 }  // namespace mv

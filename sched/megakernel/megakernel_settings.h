@@ -83,6 +83,14 @@ struct MegakernelSettings {
   /// with stay_leading it matched stay_leading's time to quality in some runs and stalled in others
   /// (docs/perf.md).
   uint32_t patch_lanes = 1;
+  /// `buckets` with patch_lanes > 1: the far ring (the tasks whose band lay below the calendar window when
+  /// they were enqueued) is also served, FIFO, at the rate that claims each of its entries again within
+  /// about this many rounds (a round: one batch on every worker warp, ≈ 40 µs on caustic), [1, 65536], 0:
+  /// only when the window is empty (and by ageing), as with one lane. With lanes, idle warps find the
+  /// window busy with secondary entries and seldom reach the far ring, where a patch whose first batch
+  /// ranked it low (or that the window moved past) then waits for tens of ms; a bounded wait keeps those
+  /// patches sampled (sched/megakernel/work_queue.cuh claim_ring_warp, docs/perf.md).
+  uint32_t far_drain = 25;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -190,6 +198,12 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "Experimental: on caustic, some seeds stall on an MSE plateau for tens of ms (docs/perf.md)",
                      "sched/megakernel/lane_tokens.h", buckets, kParamAdvanced),
           &M::patch_lanes);
+    t.add(make_param("far-drain", K::Int, 1, 65536,
+                     "with patch lanes > 1: the far ring (tasks below the priority window) is also served FIFO at the "
+                     "rate that claims each of its entries again within about this many rounds of batches on every "
+                     "warp (0: only when the window is empty, as with one lane)",
+                     "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
+          &M::far_drain);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",

@@ -90,6 +90,9 @@ struct SliceParams {
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
+  /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain): MegakernelSettings::far_drain rounds ×
+  /// worker_warps batches, 0: off.
+  unsigned long long far_drain_batches = 0;
 };
 
 /// Compile-time variants of the `buckets` worker loop (worker_warp_buckets), each the loop of its own
@@ -98,7 +101,8 @@ enum BucketsVariant : int {
   kBucketsPlain = 0,        ///< stay_leading off, patch_lanes 1: the default
   kBucketsStayLeading = 1,  ///< stay_leading on, patch_lanes 1
   kBucketsMeasured = 2,     ///< the WorkerProfile variant: stay_leading read from SliceParams, patch_lanes 1
-  kBucketsShared = 3,       ///< patch_lanes > 1 (lane_tokens.h); stay_leading read from SliceParams
+  kBucketsShared = 3,       ///< patch_lanes > 1 (lane_tokens.h) with far-ring drains (far_drain_batches);
+                            ///< stay_leading read from SliceParams
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -338,7 +342,12 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
     long long c0 = 0, k0 = 0, e0 = 0;  // Profile: clock64 at the claim, the take and the execution
     if constexpr (Profile) c0 = clock64();
-    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
+    [[maybe_unused]] bool drained = false;  // kBucketsShared: a far-ring drain (claim_ring_warp), lane 0
+    int ring;
+    if constexpr (Variant == kBucketsShared)
+      ring = claim_ring_warp<true>(q, sp.watchdog_cycles, aged, nullptr, sp.far_drain_batches, &drained);
+    else
+      ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
@@ -359,7 +368,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           old_p = v.priority[task];
           if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!aged && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
             DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
         } else {
           raise_error(q, kErrBadTask, d.ticket);

@@ -67,9 +67,10 @@ MV_HD MV_INLINE uint32_t priority_band(float p) { return (kPriorityBins - 1u - p
 /// The `buckets` design is a calendar queue over bands: of its K ≥ 3 rings, ring 0 holds the urgent tasks,
 /// rings 1 … K − 2 the window of W = K − 2 bands [cur, cur + W − 1] (cur the most urgent band with waiting
 /// tasks), band j in ring 1 + j mod W, and ring K − 1 the *far* tasks, whose band lies below the window
-/// (served FIFO once the window is empty). A band above the window joins cur (the megakernel first moves
-/// cur up to it; then the window's last bands share rings with its new first ones until they drain: those
-/// entries run early, none is lost, and the far ring never takes part).
+/// (served FIFO once the window is empty; with patch_lanes > 1 also at a bounded rate, far_drain_due). A
+/// band above the window joins cur (the megakernel first moves cur up to it; then the window's last bands
+/// share rings with its new first ones until they drain: those entries run early, none is lost, and the
+/// far ring never takes part).
 MV_HD MV_INLINE uint32_t window_width(uint32_t rings) { return rings - 2u; }
 
 /// The ring of priority p when the window starts at band `cur` (kNoBand: at p's own band), for K ≥ 3 rings.
@@ -79,6 +80,17 @@ MV_HD MV_INLINE uint32_t bucket_ring(float p, uint32_t cur, uint32_t rings) {
   const uint32_t c = cur == kNoBand ? band : cur;
   if (band >= c && band - c >= width) return rings - 1u;  // far
   return 1u + (band < c ? c : band) % width;
+}
+
+/// Whether the `buckets` far ring is due for a drain claim (MegakernelSettings::far_drain): `now` and `last`
+/// are the slice's reserved-batch count now and at the last drain claim, `waiting` the far ring's waiting
+/// entries, `drain_batches` the batches within which each of them should be claimed again (0: never due).
+/// One drain per drain_batches / waiting batches serves the ring at the rate that claims its current
+/// entries within drain_batches. The count restarts every slice: a `now` behind `last` is due.
+MV_HD MV_INLINE bool far_drain_due(unsigned long long now, unsigned long long last, int waiting,
+                                   unsigned long long drain_batches) {
+  if (drain_batches == 0 || waiting <= 0) return false;
+  return now < last || (now - last) * static_cast<unsigned long long>(waiting) >= drain_batches;
 }
 
 /// Mean quantum (sample batches per visit) of a mid-rank for largest quantum Q ≥ 1: Q^(1 − 2u), in [1/Q, Q].
