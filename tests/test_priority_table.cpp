@@ -144,29 +144,25 @@ TEST(OrderLog, ScriptRecomputesTheProgramsScore) {
   EXPECT_NE(run_script("'" + dir / "missing.csv" + "'"), 0);
 }
 
-// The far ring's drain (MegakernelSettings::far_drain): due once per drain_batches / waiting batches, never
-// when off or empty, and at once after the slice's batch count restarted.
+// The far ring's drain (MegakernelSettings::far_drain): a claim drains with probability
+// min(1, batches · waiting / drain_batches), never when off or empty.
 TEST(PriorityTable, FarDrainIsDueAtTheRateThatClaimsEveryEntryWithinTheDrain) {
-  EXPECT_FALSE(far_drain_due(1000, 0, 100, 0));   // off
-  EXPECT_FALSE(far_drain_due(1000, 0, 0, 5000));  // nothing waits
-  EXPECT_FALSE(far_drain_due(1049, 1000, 100, 5000));
-  EXPECT_TRUE(far_drain_due(1050, 1000, 100, 5000));  // 50 batches × 100 entries = 5000
-  EXPECT_TRUE(far_drain_due(1001, 1000, 5000, 5000));  // a full ring: every batch
-  EXPECT_TRUE(far_drain_due(3, 1000, 1, 5000));        // a new slice
-  // Simulated: one drain whenever due over a batch clock, with the ring's size fixed: one drain every
-  // ⌈drain / waiting⌉ batches, so the drains claim (nearly) each of `waiting` entries within the drain.
-  for (int waiting : {1, 7, 100, 3000}) {
-    const unsigned long long drain = 25ull * 3164;
-    unsigned long long last = 0;
-    int drains = 0;
-    for (unsigned long long now = 1; now <= drain; ++now)
-      if (far_drain_due(now, last, waiting, drain)) {
-        last = now;
-        ++drains;
-      }
-    EXPECT_EQ(static_cast<unsigned long long>(drains), drain / ((drain + waiting - 1) / waiting)) << waiting;
-    EXPECT_GE(drains, 0.97 * waiting) << waiting;
-    EXPECT_LE(drains, waiting) << waiting;
+  EXPECT_FALSE(far_drain_due(0u, 1, 100, 0));       // off
+  EXPECT_FALSE(far_drain_due(0u, 1, 0, 5000));      // nothing waits
+  EXPECT_TRUE(far_drain_due(0xffffffffu, 50, 100, 5000));  // probability 1
+  EXPECT_TRUE(far_drain_due(0xffffffffu, 1, 5000, 5000));
+  EXPECT_FALSE(far_drain_due(0x80000000u, 1, 2499, 5000));  // the draw's half point: probability < 1/2
+  EXPECT_TRUE(far_drain_due(0x7fffffffu, 1, 2500, 5000));
+  std::mt19937 rng(7);
+  const unsigned long long drain = 25ull * 3164;
+  for (int waiting : {10, 300, 20000}) {
+    for (uint32_t batches : {1u, 3u}) {
+      const int n = 400000;
+      int due = 0;
+      for (int i = 0; i < n; ++i) due += far_drain_due(static_cast<uint32_t>(rng()), batches, waiting, drain);
+      const double p = std::min(1.0, double(batches) * waiting / double(drain));
+      EXPECT_NEAR(due / double(n), p, 5.0 * std::sqrt(p * (1 - p) / n) + 1e-6) << waiting << " " << batches;
+    }
   }
 }
 

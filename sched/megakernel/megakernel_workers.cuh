@@ -90,8 +90,8 @@ struct SliceParams {
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
-  /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain): MegakernelSettings::far_drain rounds ×
-  /// worker_warps batches, 0: off.
+  /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain, far_drain_due): MegakernelSettings::far_drain
+  /// rounds × worker_warps batches, 0: off.
   unsigned long long far_drain_batches = 0;
 };
 
@@ -305,6 +305,18 @@ __device__ bool release_lane(const View& v, const QueueView& q, const SliceParam
   return enqueue_ranked(q, sp, task, v.priority[task]);
 }
 
+/// kBucketsShared: the uniform 32-bit number of far_drain_due for claim `claim` of warp `warp` (a hash of
+/// both and the SM clock; only its distribution matters).
+__device__ MV_INLINE uint32_t drain_draw(uint32_t warp, uint32_t claim) {
+  uint32_t h = static_cast<uint32_t>(clock64()) ^ (warp * 0x9e3779b9u) ^ (claim * 0x85ebca6bu);
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  h *= 0x846ca68bu;
+  h ^= h >> 16;
+  return h;
+}
+
 /// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
 /// kBucketsShared.
 template <int Variant, class View>
@@ -327,6 +339,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u;
   uint32_t claims = 0;
+  [[maybe_unused]] uint32_t last_runs = 1;  // kBucketsShared: batches of the previous claim (far_drain_due)
+  [[maybe_unused]] const uint32_t warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   WorkerProfile* const prof = sp.prof;
   const long long life0 = Profile ? clock64() : 0;
   unsigned long long exec_c = 0, claim_c = 0, execs = 0, take_c = 0, n_claims = 0;
@@ -345,7 +359,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     [[maybe_unused]] bool drained = false;  // kBucketsShared: a far-ring drain (claim_ring_warp), lane 0
     int ring;
     if constexpr (Variant == kBucketsShared)
-      ring = claim_ring_warp<true>(q, sp.watchdog_cycles, aged, nullptr, sp.far_drain_batches, &drained);
+      ring = claim_ring_warp<true>(q, sp.watchdog_cycles, aged, nullptr, sp.far_drain_batches, &drained,
+                                   drain_draw(warp_id, claims), last_runs);
     else
       ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
@@ -422,7 +437,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       }
       again = __shfl_sync(kFull, again, 0);
       __syncwarp();
-      if (!again) break;
+      if (!again) {
+        if constexpr (Variant == kBucketsShared) last_runs = runs;
+        break;
+      }
     }
   }
   if (Profile && lane == 0) {

@@ -82,15 +82,16 @@ MV_HD MV_INLINE uint32_t bucket_ring(float p, uint32_t cur, uint32_t rings) {
   return 1u + (band < c ? c : band) % width;
 }
 
-/// Whether the `buckets` far ring is due for a drain claim (MegakernelSettings::far_drain): `now` and `last`
-/// are the slice's reserved-batch count now and at the last drain claim, `waiting` the far ring's waiting
-/// entries, `drain_batches` the batches within which each of them should be claimed again (0: never due).
-/// One drain per drain_batches / waiting batches serves the ring at the rate that claims its current
-/// entries within drain_batches. The count restarts every slice: a `now` behind `last` is due.
-MV_HD MV_INLINE bool far_drain_due(unsigned long long now, unsigned long long last, int waiting,
-                                   unsigned long long drain_batches) {
+/// Whether a claim of the `buckets` design drains the far ring (MegakernelSettings::far_drain): with
+/// probability min(1, batches · waiting / drain_batches), `draw` a uniform 32-bit random number, `batches`
+/// the batches the claiming warp ran since its previous claim, `waiting` the far ring's waiting entries and
+/// `drain_batches` (> 0; 0: never) the batches of the whole grid within which each of them should be
+/// claimed again. Over all warps that is waiting / drain_batches drains per batch run: the rate that
+/// claims the ring's current entries within drain_batches, decided by each warp alone (no shared counter).
+MV_HD MV_INLINE bool far_drain_due(uint32_t draw, uint32_t batches, int waiting, unsigned long long drain_batches) {
   if (drain_batches == 0 || waiting <= 0) return false;
-  return now < last || (now - last) * static_cast<unsigned long long>(waiting) >= drain_batches;
+  return static_cast<unsigned long long>(draw) * drain_batches <
+         (static_cast<unsigned long long>(batches) * static_cast<unsigned long long>(waiting)) << 32;
 }
 
 /// Mean quantum (sample batches per visit) of a mid-rank for largest quantum Q ≥ 1: Q^(1 − 2u), in [1/Q, Q].

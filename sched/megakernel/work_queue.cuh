@@ -127,9 +127,6 @@ struct QueueControl {
   unsigned long long table_passes;                     ///< `quanta`: controller passes over the histogram
   alignas(128) unsigned long long record_next;         ///< several rings: next index of the order record
   alignas(128) unsigned int cur_band;                  ///< several rings: the most urgent band with waiting tasks
-  /// Several rings, far-ring drains (claim_ring_warp with FarDrain): the slice's `reserved` count at the
-  /// last drain claim.
-  alignas(128) unsigned long long far_drained_at;
 };
 
 /// Everything device code needs of the queue; trivially copyable kernel parameter.
@@ -413,17 +410,17 @@ struct ClaimCounts {
 /// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort). `cc`, if not null,
 /// counts what the call did (lane 0's count of lost races).
 ///
-/// `FarDrain` (the patch_lanes kernel, MegakernelSettings::far_drain): the far ring is also served, FIFO,
-/// when no urgent task waits and it is *due*: since the last drain claim the slice has reserved at least
-/// drain_batches / (its waiting entries) batches (QueueControl::far_drained_at, `reserved` as the clock;
-/// one lane per due moment wins it by a CAS, the others take their window ring). Each far entry is then
-/// claimed again within about drain_batches batches of the whole grid, whatever keeps the window busy, and
-/// a patch whose priority came from one unlucky batch, or whose band the window has moved past, waits a
-/// bounded time. `drained` (lane 0's value) tells the worker that such a claim was not taken because the
-/// window was empty, so the window must not move down to the entry's band.
+/// `FarDrain` (the patch_lanes kernel, MegakernelSettings::far_drain): when no urgent task waits, the claim
+/// takes the far ring (FIFO) instead of the window with far_drain_due's probability (sched/megakernel/
+/// priority_table.h; lane 0's `draw` and `batches`, the warp's batches since its previous claim), so each
+/// far entry is claimed again within about drain_batches batches of the whole grid, whatever keeps the
+/// window busy: a patch whose priority came from one unlucky batch, or whose band the window has moved
+/// past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a claim was not taken
+/// because the window was empty, so the window must not move down to the entry's band.
 template <bool FarDrain = false>
 __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
-                                         unsigned long long drain_batches = 0, bool* drained = nullptr) {
+                                         unsigned long long drain_batches = 0, bool* drained = nullptr,
+                                         uint32_t draw = 0, uint32_t batches = 1) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
   const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
@@ -459,17 +456,10 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       const int far_waiting = __shfl_sync(kFull, a, static_cast<int>(rings - 1u));
       if (lane == 0) {
         *drained = false;
-        if (drain_batches != 0 && far_waiting > 0 && ring > 0 && ring < static_cast<int>(rings - 1u)) {
-          DeviceAtomic<unsigned long long> at(q.main->far_drained_at);
-          unsigned long long last = at.load(cuda::memory_order_relaxed);
-          const unsigned long long now =
-              DeviceAtomic<unsigned long long>(q.main->reserved).load(cuda::memory_order_relaxed);
-          if (far_drain_due(now, last, far_waiting, drain_batches) &&
-              at.compare_exchange_strong(last, now, cuda::memory_order_relaxed)) {
-            ring = static_cast<int>(rings - 1u);
-            band = cur;  // a drain leaves the window where it is
-            *drained = true;
-          }
+        if (ring > 0 && ring < static_cast<int>(rings - 1u) && far_drain_due(draw, batches, far_waiting, drain_batches)) {
+          ring = static_cast<int>(rings - 1u);
+          band = cur;  // a drain leaves the window where it is
+          *drained = true;
         }
       }
     }
