@@ -89,8 +89,10 @@ struct MegakernelSettings {
   /// only when the window is empty (and by ageing), as with one lane. With lanes, idle warps find the
   /// window busy with secondary entries and seldom reach the far ring, where a patch whose first batch
   /// ranked it low (or that the window moved past) then waits for tens of ms; a bounded wait keeps those
-  /// patches sampled (sched/megakernel/work_queue.cuh claim_ring_warp, docs/perf.md).
-  uint32_t far_drain = 25;
+  /// patches sampled (sched/megakernel/work_queue.cuh claim_ring_warp). On caustic under `neyman`
+  /// (docs/perf.md) 10 removed the stalls in every run; 25 left one in three, 4 spends most batches on
+  /// the far ring (5× the time).
+  uint32_t far_drain = 10;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;

@@ -83,13 +83,16 @@ MV_HD MV_INLINE uint32_t bucket_ring(float p, uint32_t cur, uint32_t rings) {
 }
 
 /// Whether a claim of the `buckets` design drains the far ring (MegakernelSettings::far_drain): with
-/// probability min(1, batches · waiting / drain_batches), `draw` a uniform 32-bit random number, `batches`
+/// probability min(1/2, batches · waiting / drain_batches), `draw` a uniform 32-bit random number, `batches`
 /// the batches the claiming warp ran since its previous claim, `waiting` the far ring's waiting entries and
 /// `drain_batches` (> 0; 0: never) the batches of the whole grid within which each of them should be
-/// claimed again. Over all warps that is waiting / drain_batches drains per batch run: the rate that
-/// claims the ring's current entries within drain_batches, decided by each warp alone (no shared counter).
+/// claimed again. Over all warps that is waiting / drain_batches drains per batch run, the rate that
+/// claims the ring's current entries within drain_batches, decided by each warp alone (no shared counter);
+/// capped at every other claim, so that the window keeps at least half of them: re-enqueued far tasks
+/// refill the far ring, and without the cap a ring larger than drain_batches would take every claim and
+/// starve the window.
 MV_HD MV_INLINE bool far_drain_due(uint32_t draw, uint32_t batches, int waiting, unsigned long long drain_batches) {
-  if (drain_batches == 0 || waiting <= 0) return false;
+  if (drain_batches == 0 || waiting <= 0 || draw >= 0x80000000u) return false;
   return static_cast<unsigned long long>(draw) * drain_batches <
          (static_cast<unsigned long long>(batches) * static_cast<unsigned long long>(waiting)) << 32;
 }
