@@ -411,12 +411,12 @@ struct ClaimCounts {
 /// counts what the call did (lane 0's count of lost races).
 ///
 /// `FarDrain` (the patch_lanes kernel, MegakernelSettings::far_drain): when no urgent task waits, the claim
-/// takes the far ring (FIFO) instead of the window with far_drain_due's probability (sched/megakernel/
-/// priority_table.h; lane 0's `draw` and `batches`, the warp's batches since its previous claim), so each
-/// far entry is claimed again within about drain_batches batches of the whole grid, whatever keeps the
-/// window busy: a patch whose priority came from one unlucky batch, or whose band the window has moved
-/// past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a claim was not taken
-/// because the window was empty, so the window must not move down to the entry's band.
+/// takes the far ring (FIFO) instead of the window with far_drain_due's probability
+/// (sched/megakernel/priority_table.h; lane 0's `draw` and `batches`, the warp's batches since its previous
+/// claim), so each far entry is claimed again within about drain_batches batches of the whole grid,
+/// whatever keeps the window busy: a patch whose priority came from one unlucky batch, or whose band the
+/// window has moved past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a
+/// claim was not taken because the window was empty, so the window must not move down to the entry's band.
 template <bool FarDrain = false>
 __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
                                          unsigned long long drain_batches = 0, bool* drained = nullptr,
