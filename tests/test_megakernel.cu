@@ -323,7 +323,8 @@ TEST_F(MegakernelGpu, StayLeadingEndsEveryPatchAtTheTarget) {
 
 // patch_lanes > 1: up to D warps run one patch at once (extra queue entries, sched/megakernel/lane_tokens.h).
 // Still every patch at exactly the target and each batch counted once, with small slices so that extra
-// entries stay queued from one slice to the next, under `neyman` and `none`; and extra entries were spawned.
+// entries stay queued from one slice to the next, under `neyman` and `none`, with the far ring drained at
+// the highest rate (far_drain 1) and not at all; and extra entries were spawned.
 TEST_F(MegakernelGpu, PatchLanesEndEveryPatchAtTheTarget) {
   for (PriorityFunction f : {PriorityFunction::Neyman, PriorityFunction::None}) {
     for (uint32_t lanes : {2u, 4u}) {
@@ -331,6 +332,7 @@ TEST_F(MegakernelGpu, PatchLanesEndEveryPatchAtTheTarget) {
       m.settings().stay_leading = lanes == 4;
       m.settings().band_repeat = 64;
       m.settings().patch_lanes = lanes;
+      m.settings().far_drain = lanes == 4 ? 1u : 0u;  // far-ring drains at the highest rate, and off
       PatchWorkload& w = furnace(126, 94, task_params(12, f, 2));
       const RunTotals t = run_to_end(m, w, 1u << 14, ScheduleSettings{});
       expect_exact_target(w, 12);

@@ -144,5 +144,28 @@ TEST(OrderLog, ScriptRecomputesTheProgramsScore) {
   EXPECT_NE(run_script("'" + dir / "missing.csv" + "'"), 0);
 }
 
+// The far ring's drain (MegakernelSettings::far_drain): a claim drains with probability
+// min(1/2, batches · waiting / drain_batches), never when off or empty: the window keeps half the claims.
+TEST(PriorityTable, FarDrainIsDueAtTheRateThatClaimsEveryEntryWithinTheDrain) {
+  EXPECT_FALSE(far_drain_due(0u, 1, 100, 0));       // off
+  EXPECT_FALSE(far_drain_due(0u, 1, 0, 5000));      // nothing waits
+  EXPECT_TRUE(far_drain_due(0x7fffffffu, 50, 100, 5000));   // capped at 1/2
+  EXPECT_FALSE(far_drain_due(0x80000000u, 50, 100, 5000));
+  EXPECT_FALSE(far_drain_due(0xffffffffu, 1, 5000, 5000));
+  EXPECT_FALSE(far_drain_due(0x40000000u, 1, 1249, 5000));  // the draw's quarter point: probability < 1/4
+  EXPECT_TRUE(far_drain_due(0x3fffffffu, 1, 1250, 5000));
+  std::mt19937 rng(7);
+  const unsigned long long drain = 25ull * 3164;
+  for (int waiting : {10, 300, 20000}) {
+    for (uint32_t batches : {1u, 3u}) {
+      const int n = 400000;
+      int due = 0;
+      for (int i = 0; i < n; ++i) due += far_drain_due(static_cast<uint32_t>(rng()), batches, waiting, drain);
+      const double p = std::min(0.5, double(batches) * waiting / double(drain));
+      EXPECT_NEAR(due / double(n), p, 5.0 * std::sqrt(p * (1 - p) / n) + 1e-6) << waiting << " " << batches;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mv

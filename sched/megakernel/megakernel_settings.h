@@ -79,10 +79,21 @@ struct MegakernelSettings {
   /// sample indices atomically, so every patch still ends exactly at the target, and add to the film in the
   /// order they finish (under a per-patch lock): the image then equals D = 1's statistically, not bitwise
   /// (summation order). Needs a workload whose tasks allow it (the path tracer's patches). 1: one warp per
-  /// task, the default kernel unchanged. Switching between 1 and more rebuilds the queue. Experimental: on `caustic` under `neyman`
-  /// with stay_leading it matched stay_leading's time to quality in some runs and stalled in others
-  /// (docs/perf.md).
+  /// task, the default kernel unchanged. Switching between 1 and more rebuilds the queue. Experimental: on
+  /// `caustic` under `neyman` with stay_leading and the far ring's drain (far_drain) it no longer stalls
+  /// for tens of ms and reaches a lower MSE than stay_leading alone from ≈ 8 ms on, but not the goal
+  /// sooner; on `room` it costs `variance` ≈ 20 % of time to quality (docs/perf.md).
   uint32_t patch_lanes = 1;
+  /// `buckets` with patch_lanes > 1: the far ring (the tasks whose band lay below the calendar window when
+  /// they were enqueued) is also served, FIFO, at the rate that claims each of its entries again within
+  /// about this many rounds (a round: one batch on every worker warp, ≈ 40 µs on caustic), [1, 65536], 0:
+  /// only when the window is empty (and by ageing), as with one lane. With lanes, idle warps find the
+  /// window busy with secondary entries and seldom reach the far ring, where a patch whose first batch
+  /// ranked it low (or that the window moved past) then waits for tens of ms; a bounded wait keeps those
+  /// patches sampled (sched/megakernel/work_queue.cuh claim_ring_warp; at most every other claim drains,
+  /// so the window is never starved). On caustic under `neyman` with D = 4 (docs/perf.md): 0 stalled
+  /// 0.8–1.1× uniform's time in 4 of 9 runs, 10 at most 0.22×, 25 up to 0.31×, 4 at most 0.19×.
+  uint32_t far_drain = 10;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -187,9 +198,15 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "warps that may execute one task at the same time (1: one); a task that leads the queue adds "
                      "entries of itself up to this many; samples stay exact, batches add to the film in the order they "
                      "finish (images equal statistically, not bitwise); switching between 1 and more rebuilds the queue. "
-                     "Experimental: on caustic, some seeds stall on an MSE plateau for tens of ms (docs/perf.md)",
+                     "Experimental: on caustic not sooner to quality than stay-leading alone, on room slower (docs/perf.md)",
                      "sched/megakernel/lane_tokens.h", buckets, kParamAdvanced),
           &M::patch_lanes);
+    t.add(make_param("far-drain", K::Int, 1, 65536,
+                     "with patch lanes > 1: the far ring (tasks below the priority window) is also served FIFO at the "
+                     "rate that claims each of its entries again within about this many rounds of batches on every "
+                     "warp (0: only when the window is empty, as with one lane)",
+                     "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
+          &M::far_drain);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",

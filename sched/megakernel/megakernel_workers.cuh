@@ -90,6 +90,9 @@ struct SliceParams {
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
+  /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain, far_drain_due): MegakernelSettings::far_drain
+  /// rounds × worker_warps batches, 0: off.
+  unsigned long long far_drain_batches = 0;
 };
 
 /// Compile-time variants of the `buckets` worker loop (worker_warp_buckets), each the loop of its own
@@ -98,7 +101,8 @@ enum BucketsVariant : int {
   kBucketsPlain = 0,        ///< stay_leading off, patch_lanes 1: the default
   kBucketsStayLeading = 1,  ///< stay_leading on, patch_lanes 1
   kBucketsMeasured = 2,     ///< the WorkerProfile variant: stay_leading read from SliceParams, patch_lanes 1
-  kBucketsShared = 3,       ///< patch_lanes > 1 (lane_tokens.h); stay_leading read from SliceParams
+  kBucketsShared = 3,       ///< patch_lanes > 1 (lane_tokens.h) with far-ring drains (far_drain_batches);
+                            ///< stay_leading read from SliceParams
 };
 
 /// Effective duration of a task for buffer estimates: unknown counts as 0 (pessimistic, §5.3.1).
@@ -301,6 +305,18 @@ __device__ bool release_lane(const View& v, const QueueView& q, const SliceParam
   return enqueue_ranked(q, sp, task, v.priority[task]);
 }
 
+/// kBucketsShared: the uniform 32-bit number of far_drain_due for claim `claim` of warp `warp` (a hash of
+/// both and the SM clock; only its distribution matters).
+__device__ MV_INLINE uint32_t drain_draw(uint32_t warp, uint32_t claim) {
+  uint32_t h = static_cast<uint32_t>(clock64()) ^ (warp * 0x9e3779b9u) ^ (claim * 0x85ebca6bu);
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  h *= 0x846ca68bu;
+  h ^= h >> 16;
+  return h;
+}
+
 /// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
 /// kBucketsShared.
 template <int Variant, class View>
@@ -323,6 +339,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u;
   uint32_t claims = 0;
+  [[maybe_unused]] uint32_t last_runs = 1;  // kBucketsShared: batches of the previous claim (far_drain_due)
+  [[maybe_unused]] const uint32_t warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   WorkerProfile* const prof = sp.prof;
   const long long life0 = Profile ? clock64() : 0;
   unsigned long long exec_c = 0, claim_c = 0, execs = 0, take_c = 0, n_claims = 0;
@@ -338,7 +356,13 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     const bool aged = sp.age_period != 0 && ++claims % sp.age_period == 0;
     long long c0 = 0, k0 = 0, e0 = 0;  // Profile: clock64 at the claim, the take and the execution
     if constexpr (Profile) c0 = clock64();
-    const int ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
+    [[maybe_unused]] bool drained = false;  // kBucketsShared: a far-ring drain (claim_ring_warp), lane 0
+    int ring;
+    if constexpr (Variant == kBucketsShared)
+      ring = claim_ring_warp<true>(q, sp.watchdog_cycles, aged, nullptr, sp.far_drain_batches, &drained,
+                                   drain_draw(warp_id, claims), last_runs);
+    else
+      ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
     uint32_t task = kNoTask;
     float old_p = 0.f;
@@ -359,7 +383,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           old_p = v.priority[task];
           if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!aged && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
             DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
         } else {
           raise_error(q, kErrBadTask, d.ticket);
@@ -413,7 +437,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
       }
       again = __shfl_sync(kFull, again, 0);
       __syncwarp();
-      if (!again) break;
+      if (!again) {
+        if constexpr (Variant == kBucketsShared) last_runs = runs;
+        break;
+      }
     }
   }
   if (Profile && lane == 0) {

@@ -67,9 +67,10 @@ MV_HD MV_INLINE uint32_t priority_band(float p) { return (kPriorityBins - 1u - p
 /// The `buckets` design is a calendar queue over bands: of its K ≥ 3 rings, ring 0 holds the urgent tasks,
 /// rings 1 … K − 2 the window of W = K − 2 bands [cur, cur + W − 1] (cur the most urgent band with waiting
 /// tasks), band j in ring 1 + j mod W, and ring K − 1 the *far* tasks, whose band lies below the window
-/// (served FIFO once the window is empty). A band above the window joins cur (the megakernel first moves
-/// cur up to it; then the window's last bands share rings with its new first ones until they drain: those
-/// entries run early, none is lost, and the far ring never takes part).
+/// (served FIFO once the window is empty; with patch_lanes > 1 also at a bounded rate, far_drain_due). A
+/// band above the window joins cur (the megakernel first moves cur up to it; then the window's last bands
+/// share rings with its new first ones until they drain: those entries run early, none is lost, and the
+/// far ring never takes part).
 MV_HD MV_INLINE uint32_t window_width(uint32_t rings) { return rings - 2u; }
 
 /// The ring of priority p when the window starts at band `cur` (kNoBand: at p's own band), for K ≥ 3 rings.
@@ -79,6 +80,21 @@ MV_HD MV_INLINE uint32_t bucket_ring(float p, uint32_t cur, uint32_t rings) {
   const uint32_t c = cur == kNoBand ? band : cur;
   if (band >= c && band - c >= width) return rings - 1u;  // far
   return 1u + (band < c ? c : band) % width;
+}
+
+/// Whether a claim of the `buckets` design drains the far ring (MegakernelSettings::far_drain): with
+/// probability min(1/2, batches · waiting / drain_batches), `draw` a uniform 32-bit random number, `batches`
+/// the batches the claiming warp ran since its previous claim, `waiting` the far ring's waiting entries and
+/// `drain_batches` (> 0; 0: never) the batches of the whole grid within which each of them should be
+/// claimed again. Over all warps that is waiting / drain_batches drains per batch run, the rate that
+/// claims the ring's current entries within drain_batches, decided by each warp alone (no shared counter);
+/// capped at every other claim, so that the window keeps at least half of them: re-enqueued far tasks
+/// refill the far ring, and without the cap a ring larger than drain_batches would take every claim and
+/// starve the window.
+MV_HD MV_INLINE bool far_drain_due(uint32_t draw, uint32_t batches, int waiting, unsigned long long drain_batches) {
+  if (drain_batches == 0 || waiting <= 0 || draw >= 0x80000000u) return false;
+  return static_cast<unsigned long long>(draw) * drain_batches <
+         (static_cast<unsigned long long>(batches) * static_cast<unsigned long long>(waiting)) << 32;
 }
 
 /// Mean quantum (sample batches per visit) of a mid-rank for largest quantum Q ≥ 1: Q^(1 − 2u), in [1/Q, Q].

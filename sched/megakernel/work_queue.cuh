@@ -409,7 +409,18 @@ struct ClaimCounts {
 /// round trip finds the ring. Blocks while every ring is empty but tasks are unfinished. Returns the ring
 /// (warp-uniform), or −1 when there is nothing more to claim (all finished, stop, abort). `cc`, if not null,
 /// counts what the call did (lane 0's count of lost races).
-__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr) {
+///
+/// `FarDrain` (the patch_lanes kernel, MegakernelSettings::far_drain): when no urgent task waits, the claim
+/// takes the far ring (FIFO) instead of the window with far_drain_due's probability
+/// (sched/megakernel/priority_table.h; lane 0's `draw` and `batches`, the warp's batches since its previous
+/// claim), so each far entry is claimed again within about drain_batches batches of the whole grid,
+/// whatever keeps the window busy: a patch whose priority came from one unlucky batch, or whose band the
+/// window has moved past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a
+/// claim was not taken because the window was empty, so the window must not move down to the entry's band.
+template <bool FarDrain = false>
+__device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
+                                         unsigned long long drain_batches = 0, bool* drained = nullptr,
+                                         uint32_t draw = 0, uint32_t batches = 1) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
   const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
@@ -440,6 +451,17 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       band = cur == kNoBand ? cur : cur + f;
     } else if (mask) {
       ring = static_cast<int>(rings - 1u);  // the window is empty: the far tasks
+    }
+    if constexpr (FarDrain) {
+      const int far_waiting = __shfl_sync(kFull, a, static_cast<int>(rings - 1u));
+      if (lane == 0) {
+        *drained = false;
+        if (ring > 0 && ring < static_cast<int>(rings - 1u) && far_drain_due(draw, batches, far_waiting, drain_batches)) {
+          ring = static_cast<int>(rings - 1u);
+          band = cur;  // a drain leaves the window where it is
+          *drained = true;
+        }
+      }
     }
     if (lane == 0) {
       if (ring >= 0) {
