@@ -64,6 +64,25 @@ TEST(StencilRun, ARefusedCombinationLeavesTheRunAsItWas) {
   EXPECT_THROW(StencilRun({{"depth", "0"}}, false), InputError);
 }
 
+TEST(StencilRun, MoreGpusOnTheCpuReferenceAreRefusedAndTheRunGoesOn) {
+  StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "3"}}, false);
+  run.advance(1000.0);
+  Params& p = run.params();
+  p.set(p.find("gpus"), 8);
+  try {
+    run.advance(1000.0);
+    FAIL() << "gpus 8 on the CPU reference was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpus"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(p.text(p.find("gpus")), "1");  // back to the running knobs: the sidecar records what ran
+  EXPECT_EQ(run.report()["knobs"]["gpus"], 1);
+  EXPECT_EQ(run.advance(1000.0), 3u);  // the next frames run, and a later change is judged on its own
+  p.set(p.find("depth"), 2);
+  EXPECT_EQ(run.advance(1000.0), 3u);
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 9)));
+}
+
 TEST(StencilRun, TheViewDrawsThePartitionBorders) {
   StencilRun run({{"size", "64"}, {"partitions", "4"}}, false);
   std::vector<uint32_t> rgba;

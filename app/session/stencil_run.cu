@@ -160,11 +160,11 @@ void StencilRun::rebuild(bool keep_field) {
   c.exchange = settings_.exchange;
   c.overlap = settings_.overlap;
   c.kernel = settings_.kernel;
-  if (!gpu_ && settings_.gpus > 1)
-    throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
   const int present = gpu_ ? stencil_gpu_count() : 0;
   HaloPlan plan;
   try {
+    if (!gpu_ && settings_.gpus > 1)
+      throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
     check_halo_config(c, gpu_ ? std::max(present, 1) : 0);
     plan = make_halo_plan(c);
   } catch (const InputError&) {
