@@ -30,7 +30,7 @@ struct StencilSettings {
   int depth = 1;                        ///< halo depth d
   HaloExchange exchange = HaloExchange::Sync;
   bool overlap = false;
-  int iterations_per_frame = 0;         ///< 0: as many as the frame's time budget allows
+  int iterations_per_frame = 0;         ///< at most this many per frame, within its time budget; 0: as many as it allows
   int kernel = 4;                       ///< the GPU compute kernel's block shape (kHaloKernelShapes; 512x1x16)
 };
 
