@@ -100,6 +100,29 @@ TEST(StencilRun, AFrameRunsNoMoreIterationsThanItsBudgetFits) {
   EXPECT_TRUE(same_bits(run.field(), stencil_reference(128, int(ran))));
 }
 
+TEST(StencilRun, AGridLargerThanTheHostMemoryIsRefusedAndTheRunKept) {
+  const char* old = std::getenv("MEGAVIEW_HOST_MEMORY");
+  const std::string saved = old ? old : "";
+  ::setenv("MEGAVIEW_HOST_MEMORY", "1048576", 1);  // 1 MiB: a 1024 x 1024 grid (8 MiB) does not fit
+  StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "2"}}, false);
+  run.advance(1000.0);
+  Params& p = run.params();
+  p.set(p.find("size"), 1024);
+  std::string message;
+  try {
+    run.advance(1000.0);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_THROW(StencilRun({{"size", "1024"}}, false), InputError);
+  old ? ::setenv("MEGAVIEW_HOST_MEMORY", saved.c_str(), 1) : ::unsetenv("MEGAVIEW_HOST_MEMORY");
+  EXPECT_NE(message.find("--size"), std::string::npos) << message;
+  EXPECT_NE(message.find("host memory"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(p.text(p.find("size")), "64");
+  run.advance(1000.0);
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 4)));
+}
 
 TEST(StencilRun, TheViewDrawsThePartitionBorders) {
   StencilRun run({{"size", "64"}, {"partitions", "4"}}, false);

@@ -164,6 +164,7 @@ void StencilRun::rebuild(bool keep_field) {
   const int present = gpu_ ? stencil_gpu_count() : 0;
   HaloPlan plan;
   try {
+    if (!gpu_) check_stencil_host_memory(c.n, "--size");
     if (!gpu_ && settings_.gpus > 1)
       throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
     check_halo_config(c, gpu_ ? std::max(present, 1) : 0);
