@@ -660,6 +660,7 @@ TEST(BadInputs, NumbersOfTheGibbsBench) {
       {kGibbsBench + " --strategy gibbs-deep", {"--strategy", "\"gibbs-deep\" needs a CUDA GPU"}, 1},
       {kGibbsBench + " --sweep-blocks", {"--sweep-blocks", "--out-prefix"}, 1},
       {kGibbsBench + " --sweep-blocks --block 8x8 --out-prefix '{d}/g'", {"--block", "--sweep-blocks"}, 1},
+      {kGibbsBench + " --sweep-blocks --out-prefix '{d}/g'", {"--sweep-blocks: ", "a CUDA GPU", "--cpu"}, 1, {"--strategy"}},
       {kGibbsBench + " --csv '{d}/existing.csv'", {"--csv", "existing.csv"}, 1},
       {kGibbsBench + " --out-prefix '{d}/g'", {"--out-prefix", "--sweep-blocks"}, 1},
       {"bench --cpu --workload gibbs,mandelbrot --width 64 --height 32", {"--workload", "\"mandelbrot\""}, 1},

@@ -337,6 +337,10 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
   } else if (!csv_path.empty()) {
     cli::check_output_file(csv_path, "--csv");
   }
+  if (g.sweep_blocks && !gpu)  // its shapes are gibbs-blog's thread blocks
+    throw InputError("", "--sweep-blocks",
+                     g.force_cpu ? "times gibbs-blog's block shapes on a CUDA GPU; it cannot run with --cpu"
+                                 : "times gibbs-blog's block shapes on a CUDA GPU, and none is available");
   GibbsRun run(g.knobs, gpu);  // refuses bad knobs before any timing
   std::vector<std::string> strategies = g.strategies;
   if (strategies.empty())
