@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -558,6 +560,22 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
   EXPECT_THROW(p.set(p.find("block-width"), 64), InputError);  // 64 × 32 threads
   EXPECT_EQ(p.get(p.find("block-width")), 32.0);
   EXPECT_EQ(p.get(p.find("block-height")), 32.0);
+}
+
+TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
+  // 40 warm-up sweeps, then 40 timed, of 2048 x 2048 on the CPU: about 5.5 s on 2 cores, the warm-up half of it.
+  test::TempDir io("gibbs-bench-warm-up");
+  const auto t0 = std::chrono::steady_clock::now();
+  const test::CliResult r =
+      test::run_megaview(io, "bench --cpu --workload gibbs --width 2048 --height 2048 --sweeps 40 --repeat 1");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  if (s < 5.0) GTEST_SKIP() << "the run took " << s << " s: its warm-up was too short for a progress line (after 2 s)";
+  bool within = false;  // a line "gibbs gibbs-cpu 32x32:  NN.N%, …" with NN.N below the warm-up's 50 %
+  const std::string what = "gibbs gibbs-cpu 32x32: ";
+  for (size_t at = r.err.find(what); at != std::string::npos; at = r.err.find(what, at + 1))
+    if (std::strtod(r.err.c_str() + at + what.size(), nullptr) < 50.0) within = true;
+  EXPECT_TRUE(within) << r.err;
 }
 
 TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {
