@@ -578,6 +578,43 @@ TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
   EXPECT_TRUE(within) << r.err;
 }
 
+TEST(Gibbs, ACpuFrameOfALargeLatticeStaysWithinItsBudget) {
+  // A 4096 x 4096 sweep takes about a second on 2 cores: a 10 ms frame runs bands of rows of it instead.
+  const ParamValues k = {{"width", "4096"}, {"height", "4096"}, {"thinning", "1"}};
+  GibbsRun run(k, false);
+  for (int f = 0; f < 3; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(run.advance(10.0), 0u);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(ms, 250.0) << "frame " << f << " of 10 ms took " << ms << " ms";
+  }
+  EXPECT_EQ(run.steps(), 0u);  // no whole sweep yet
+  EXPECT_EQ(run.kept(), 0u);
+  run.run_sweeps(1);  // completes the sweep in progress
+  EXPECT_EQ(run.steps(), 1u);
+  EXPECT_EQ(run.kept(), 1u);
+  GibbsRun whole(k, false);
+  whole.run_sweeps(1);
+  EXPECT_TRUE(run.state() == whole.state());
+}
+
+TEST(Gibbs, ACpuChainRunInBandsOfRowsIsTheChainOfWholeSweeps) {
+  const ParamValues k = {{"width", "1024"}, {"height", "512"}, {"thinning", "2"}};
+  GibbsRun bands(k, false), whole(k, false);
+  int mid = 0;  // frames that ended inside a sweep
+  for (int f = 0; f < 400 && bands.steps() < 5; ++f) mid += bands.advance(0.5) == 0 ? 1 : 0;
+  EXPECT_GT(mid, 0);
+  bands.run_sweeps(2);  // the sweep in progress, then one more
+  whole.run_sweeps(bands.steps());
+  EXPECT_TRUE(bands.state() == whole.state());
+  EXPECT_EQ(bands.kept(), whole.kept());
+  std::vector<uint32_t> a, b;
+  uint32_t w = 0, h = 0;
+  bands.image(1, a, w, h);  // the running mean of the kept sweeps
+  whole.image(1, b, w, h);
+  EXPECT_TRUE(a == b);
+}
+
 TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {
   GibbsRun a(small_knobs(), false), b(small_knobs(), false);
   a.run_sweeps(10);

@@ -342,6 +342,7 @@ void GibbsRun::start() {
   tables_ = make_poisson_ising_tables(s_.gamma, X);
   const size_t n = static_cast<size_t>(s_.width) * s_.height;
   steps_ = kept_ = 0;
+  band_colour_ = band_row_ = 0;
   ++runs_;
   sweeps_per_ms_ = 0.0;
   last_rate_sweeps_per_s_ = 0.0;
@@ -554,6 +555,10 @@ double GibbsRun::run_sweeps(uint64_t sweeps) {
   const auto t0 = std::chrono::steady_clock::now();
   if (gpu_ && strategy_ != kCpu) MV_CUDA_CHECK(cudaEventRecord(d_->start));
   uint64_t done = 0;
+  if (!gpu_ && sweeps > 0 && mid_sweep()) {  // the sweep that advance() left in progress, as the first
+    while (mid_sweep()) band_cpu(s_.height - band_row_);
+    done = 1;
+  }
   while (done < sweeps) {
     const uint64_t to_keep = s_.thinning - steps_ % s_.thinning;
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({sweeps - done, to_keep, 1u << 30}));
@@ -581,9 +586,56 @@ double GibbsRun::run_sweeps(uint64_t sweeps) {
   return ms;
 }
 
+void GibbsRun::band_cpu(int rows) {
+  const int r0 = band_row_, r1 = std::min(s_.height, r0 + rows);
+  const uint32_t seed = static_cast<uint32_t>(s_.seed), sweep = static_cast<uint32_t>(steps_);
+  if (field_.separable())
+    gibbs_half_sweep_rows_cpu(host_rule<false>(), hx_.data(), s_.width, s_.height, seed, sweep, band_colour_, r0, r1);
+  else
+    gibbs_half_sweep_rows_cpu(host_rule<true>(), hx_.data(), s_.width, s_.height, seed, sweep, band_colour_, r0, r1);
+  band_row_ = r1;
+  if (band_row_ < s_.height) return;
+  band_row_ = 0;
+  if (band_colour_ == 0) {
+    band_colour_ = 1;
+    return;
+  }
+  band_colour_ = 0;
+  ++steps_;
+  if (steps_ % s_.thinning == 0) keep_sample();
+}
+
+uint64_t GibbsRun::advance_cpu(double budget_ms) {
+  // Bands of at least kMinRows rows (TBB's grain), as many as the measured rate fits in what is left of the
+  // budget, at most to the end of the half-sweep; the rate is measured on the bands themselves.
+  constexpr int kMinRows = 16;
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t steps0 = steps_;
+  const double rows_per_sweep = 2.0 * s_.height;
+  double spent = 0.0, rows_done = 0.0;
+  for (;;) {
+    const int left = s_.height - band_row_;
+    int rows = std::min(left, kMinRows);
+    if (sweeps_per_ms_ > 0.0)
+      rows = static_cast<int>(std::clamp(std::floor((budget_ms - spent) * sweeps_per_ms_ * rows_per_sweep),
+                                         static_cast<double>(rows), static_cast<double>(left)));
+    band_cpu(rows);
+    rows_done += rows;
+    spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (spent > 0.0) {
+      sweeps_per_ms_ = rows_done / rows_per_sweep / spent;
+      last_rate_sweeps_per_s_ = sweeps_per_ms_ * 1000.0;
+    }
+    const bool sweep_fits = sweeps_per_ms_ > 0.0 && 1.0 / sweeps_per_ms_ <= budget_ms;
+    if (spent >= 0.8 * budget_ms && (steps_ > steps0 || !sweep_fits)) break;
+  }
+  return steps_ - steps0;
+}
+
 uint64_t GibbsRun::advance(double budget_ms) {
   s_.validate();
   ensure_current();
+  if (!gpu_) return advance_cpu(budget_ms);
   uint64_t ran = 0;
   double spent = 0.0;
   uint64_t total_sweeps = 0;
@@ -656,11 +708,13 @@ nlohmann::json GibbsRun::report() const {
   j["x_max"] = tables_.X;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
-  if (hist_steps_ != steps_ || hist_runs_ != runs_) {  // counted once per state, not once per frame
+  const uint64_t band = static_cast<uint64_t>(band_colour_) * static_cast<uint64_t>(s_.height) + static_cast<uint64_t>(band_row_);
+  if (hist_steps_ != steps_ || hist_runs_ != runs_ || hist_band_ != band) {  // counted once per state, not once per frame
     hist_.assign(static_cast<size_t>(tables_.X) + 1, 0);
     for (uint8_t v : state()) ++hist_[std::min<size_t>(v, hist_.size() - 1)];
     hist_steps_ = steps_;
     hist_runs_ = runs_;
+    hist_band_ = band;
   }
   j["histogram"] = hist_;
   return j;
