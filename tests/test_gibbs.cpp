@@ -504,7 +504,22 @@ TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
   refused(k, "--width");
   k = small_knobs();
   k["philox-rounds"] = "8";
-  refused(k, "--philox-rounds", "7 or 10");
+  refused(k, "--philox-rounds", "one of 7, 10");
+  // The table says what the check allows: a choice of 7 or 10 (the CLI's help, the GUI's combo, the sidecar).
+  const std::vector<ParamSpec>& specs = gibbs_params().specs();
+  const auto rounds = std::find_if(specs.begin(), specs.end(), [](const ParamSpec& p) { return p.name == "philox-rounds"; });
+  ASSERT_NE(rounds, specs.end());
+  EXPECT_EQ(rounds->kind, ParamKind::Choice);
+  EXPECT_EQ(rounds->choices, (std::vector<std::string>{"7", "10"}));
+  for (const char* r : {"7", "10"}) {
+    k["philox-rounds"] = r;
+    GibbsRun run(k, false);
+    EXPECT_EQ(run.settings().philox_rounds, std::stoi(r));
+    EXPECT_EQ(params_json(run.params())["philox_rounds"], r);
+  }
+  GibbsSettings s;
+  s.philox_rounds = 9;  // a count that no choice names is refused by the table's check
+  EXPECT_THROW(s.validate(), InputError);
   EXPECT_THROW(make_poisson_ising_tables(std::nan(""), 4), InputError);
   EXPECT_THROW(poisson_ising_cpmf({0}, 0.0, 0.8), InputError);
 }

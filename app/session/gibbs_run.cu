@@ -154,11 +154,13 @@ const ParamTable<GibbsSettings>& gibbs_params() {
                         "lambda-map=volume"),
              &S::slice)
         .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
-        .add(make_param("philox-rounds", ParamKind::Int, 7, 10,
+        .add(make_param("philox-rounds", ParamKind::Choice, 0, 0,
                         "Philox4x32 rounds of the uniforms: 10, or 7, the fewest that pass BigCrush (another "
                         "stream: restarts the chain)",
-                        "Salmon et al. 2011, Table 2", "", kParamAdvanced),
-             &S::philox_rounds)
+                        "Salmon et al. 2011, Table 2", "", kParamAdvanced, {"7", "10"}),
+             // the choice's index (0: 7, 1: 10; -1, refused, for any other count) ↔ the rounds themselves
+             [](const S& s) { return s.philox_rounds == 7 ? 0.0 : s.philox_rounds == 10 ? 1.0 : -1.0; },
+             [](S& s, double v) { s.philox_rounds = v == 0.0 ? 7 : 10; })
         .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
                         "poisson-ising-gibbs-cupy, Shared memory"),
              &S::block_width)
@@ -190,8 +192,6 @@ int gibbs_doc_padding(int block_width) { return block_width == 8 ? 6 : block_wid
 
 void GibbsSettings::validate() const {
   gibbs_params().check(*this);
-  if (philox_rounds != 7 && philox_rounds != 10)
-    throw InputError("", "--philox-rounds", "must be 7 or 10, got " + std::to_string(philox_rounds));
   if (width % 8 != 0)
     throw InputError("", "--width", "must be a multiple of 8 in [8, 8192], got " + std::to_string(width));
   if (block_width * block_height > 1024)

@@ -48,7 +48,8 @@ struct GibbsSettings {
   int slice = -1;                   ///< volume map: the slice index (−1: the middle)
   int seed = 1;
   /// Philox rounds of the chain's uniforms: 10 (Salmon et al.'s default) or 7 (their fewest that pass
-  /// BigCrush, base/philox.h). Another stream of random numbers: another chain, on every strategy alike.
+  /// BigCrush, base/philox.h), the knob's two choices. Another stream of random numbers: another chain, on
+  /// every strategy alike.
   int philox_rounds = 10;
   /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
   /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
