@@ -155,6 +155,7 @@ TEST(BadInputs, NumbersOfMseCurveAndBench) {
       {kCurve + " --interval-ms nan", {"--interval-ms", ms}},
       {kCurve + " --interval-ms 0", {"--interval-ms", ms}},
       {kCurve + " --duration-ms 100 --interval-ms 200", {"--interval-ms", "--duration-ms = 100", "\"200\""}, 1},
+      {kCurve + " --duration-ms 10", {"--duration-ms: ", "--interval-ms", "50 ms by default", "\"10\""}, 1},
       {kCurve + " --goal-spp nan", {"--goal-spp", "(0, 1048576] spp"}},
       {kCurve + " --goal-spp 0", {"--goal-spp", "(0, 1048576] spp"}},
       {kCurve + " --goal-spp 1e9", {"--goal-spp", "(0, 1048576] spp"}},
