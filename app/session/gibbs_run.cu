@@ -708,13 +708,12 @@ nlohmann::json GibbsRun::report() const {
   j["x_max"] = tables_.X;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
-  const uint64_t band = static_cast<uint64_t>(band_colour_) * static_cast<uint64_t>(s_.height) + static_cast<uint64_t>(band_row_);
-  if (hist_steps_ != steps_ || hist_runs_ != runs_ || hist_band_ != band) {  // counted once per state, not once per frame
+  // Counted once per sweep, not once per frame (a CPU run's bands within a sweep do not count it again).
+  if (hist_steps_ != steps_ || hist_runs_ != runs_) {
     hist_.assign(static_cast<size_t>(tables_.X) + 1, 0);
     for (uint8_t v : state()) ++hist_[std::min<size_t>(v, hist_.size() - 1)];
     hist_steps_ = steps_;
     hist_runs_ = runs_;
-    hist_band_ = band;
   }
   j["histogram"] = hist_;
   return j;

@@ -140,7 +140,7 @@ class GibbsRun : public LatticeRun {
   double last_rate_sweeps_per_s_ = 0.0;
   uint64_t runs_ = 0;              // restarts, for the histogram's cache
   mutable std::vector<uint64_t> hist_;
-  mutable uint64_t hist_steps_ = ~0ull, hist_runs_ = ~0ull, hist_band_ = ~0ull;
+  mutable uint64_t hist_steps_ = ~0ull, hist_runs_ = ~0ull;
   struct Device;
   std::unique_ptr<Device> d_;
 };
