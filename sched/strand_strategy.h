@@ -102,10 +102,12 @@ struct StrandRunSettings {
   /// Record the order in which strands finish (StrandRun::finish_order), for the viewer's fill-in replay.
   /// Costs one atomic per finished strand (the timings' notes say so); off for the bench.
   bool record_finish_order = false;
-  /// CPU strategies: called on the calling thread with (strands finished, strands in all) after each
-  /// super-step (cpu-parallel) or each 4096 strands (sequential), for a progress line; null: not called.
+  /// CPU strategies: called on the calling thread with (done, total), the run's progress done / total for a
+  /// progress line: strands finished of all after each 4096 (sequential); for cpu-parallel, strand updates
+  /// of n · B where the workload bounds a strand's updates by B (W::max_updates, render/strands/strand.h),
+  /// else strands finished, after each super-step and every 0.25 s within a long one. Null: not called.
   /// Its cost is inside the timing; the bench leaves it null.
-  std::function<void(uint64_t finished, uint64_t total)> on_progress;
+  std::function<void(uint64_t done, uint64_t total)> on_progress;
 };
 
 /// StrandRun::finish_order of a strand that never finished (still Active after max_steps).

@@ -1194,6 +1194,38 @@ TEST_F(Gui, LatticeWorkloadRunsLiveSwitchesItsGridAndCaptures) {
   EXPECT_EQ(k["knobs"]["size"], 256);
 }
 
+// Refused stencil settings in the viewer: more than one GPU on the CPU reference and a grid larger than the
+// host memory are one error line each, and the run keeps its running knobs (a later change applies, the
+// capture's sidecar records what ran). A frame at the largest iterations-per-frame stays within its budget.
+TEST_F(Gui, RefusedStencilSettingsLeaveTheRunAsItWas) {
+  const std::string caps = dir / "caps";
+  const Result r = viewer("--cpu --workload stencil --size 128 --partitions 2 --frames 16 --smoke-at "
+                          "4:gpus=8,6:depth=2,8:size=200000,10:capture --capture-dir '" + caps + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string log = r.out + r.err;
+  auto count = [&](const std::string& what) {
+    size_t k = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++k;
+    return k;
+  };
+  EXPECT_EQ(count("--gpus: must be 1 on the CPU reference, got 8"), 1u) << log;
+  EXPECT_EQ(count("--size: the 200000x200000 grid on the CPU needs"), 1u) << log;
+  EXPECT_NE(line_after(log, "lattice: Set depth 2: now ").find("gpus=1"), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(caps + "/stencil-deep-halo-field-0001.json"));
+  EXPECT_EQ(j["knobs"]["gpus"], 1);
+  EXPECT_EQ(j["knobs"]["depth"], 2);
+  EXPECT_EQ(j["knobs"]["size"], 128);
+
+  // 2^20 iterations of 1024 x 1024 a frame would take hours on the CPU: the frames come at the budget's pace.
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result f = viewer("--cpu --workload stencil --size 1024 --partitions 1 --iterations-per-frame 1048576 --frames 6",
+                          "timeout 60 ");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_NE((f.out + f.err).find("smoke test: 6 frames, lattice mode stencil"), std::string::npos) << f.err;
+  EXPECT_LT(s, 30.0);
+}
+
 // lic2d and ridge3d (Lehmann 2023's other two benchmarks) in the GUI: picked by name, run, captured with
 // their sidecar, the capture equal to the sequential run.
 TEST_F(Gui, Lic2dAndRidge3dRunAndCaptureInTheGui) {

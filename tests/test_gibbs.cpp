@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -502,7 +504,22 @@ TEST(Gibbs, BadInputsAreOneLineErrorsNamingTheOption) {
   refused(k, "--width");
   k = small_knobs();
   k["philox-rounds"] = "8";
-  refused(k, "--philox-rounds", "7 or 10");
+  refused(k, "--philox-rounds", "one of 7, 10");
+  // The table says what the check allows: a choice of 7 or 10 (the CLI's help, the GUI's combo, the sidecar).
+  const std::vector<ParamSpec>& specs = gibbs_params().specs();
+  const auto rounds = std::find_if(specs.begin(), specs.end(), [](const ParamSpec& p) { return p.name == "philox-rounds"; });
+  ASSERT_NE(rounds, specs.end());
+  EXPECT_EQ(rounds->kind, ParamKind::Choice);
+  EXPECT_EQ(rounds->choices, (std::vector<std::string>{"7", "10"}));
+  for (const char* r : {"7", "10"}) {
+    k["philox-rounds"] = r;
+    GibbsRun run(k, false);
+    EXPECT_EQ(run.settings().philox_rounds, std::stoi(r));
+    EXPECT_EQ(params_json(run.params())["philox_rounds"], r);
+  }
+  GibbsSettings s;
+  s.philox_rounds = 9;  // a count that no choice names is refused by the table's check
+  EXPECT_THROW(s.validate(), InputError);
   EXPECT_THROW(make_poisson_ising_tables(std::nan(""), 4), InputError);
   EXPECT_THROW(poisson_ising_cpmf({0}, 0.0, 0.8), InputError);
 }
@@ -558,6 +575,59 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
   EXPECT_THROW(p.set(p.find("block-width"), 64), InputError);  // 64 × 32 threads
   EXPECT_EQ(p.get(p.find("block-width")), 32.0);
   EXPECT_EQ(p.get(p.find("block-height")), 32.0);
+}
+
+TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
+  // 40 warm-up sweeps, then 40 timed, of 2048 x 2048 on the CPU: about 5.5 s on 2 cores, the warm-up half of it.
+  test::TempDir io("gibbs-bench-warm-up");
+  const auto t0 = std::chrono::steady_clock::now();
+  const test::CliResult r =
+      test::run_megaview(io, "bench --cpu --workload gibbs --width 2048 --height 2048 --sweeps 40 --repeat 1");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.code, 0) << r.err;
+  if (s < 5.0) GTEST_SKIP() << "the run took " << s << " s: its warm-up was too short for a progress line (after 2 s)";
+  bool within = false;  // a line "gibbs gibbs-cpu 32x32:  NN.N%, …" with NN.N below the warm-up's 50 %
+  const std::string what = "gibbs gibbs-cpu 32x32: ";
+  for (size_t at = r.err.find(what); at != std::string::npos; at = r.err.find(what, at + 1))
+    if (std::strtod(r.err.c_str() + at + what.size(), nullptr) < 50.0) within = true;
+  EXPECT_TRUE(within) << r.err;
+}
+
+TEST(Gibbs, ACpuFrameOfALargeLatticeStaysWithinItsBudget) {
+  // A 4096 x 4096 sweep takes about a second on 2 cores: a 10 ms frame runs bands of rows of it instead.
+  const ParamValues k = {{"width", "4096"}, {"height", "4096"}, {"thinning", "1"}};
+  GibbsRun run(k, false);
+  for (int f = 0; f < 3; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(run.advance(10.0), 0u);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(ms, 250.0) << "frame " << f << " of 10 ms took " << ms << " ms";
+  }
+  EXPECT_EQ(run.steps(), 0u);  // no whole sweep yet
+  EXPECT_EQ(run.kept(), 0u);
+  run.run_sweeps(1);  // completes the sweep in progress
+  EXPECT_EQ(run.steps(), 1u);
+  EXPECT_EQ(run.kept(), 1u);
+  GibbsRun whole(k, false);
+  whole.run_sweeps(1);
+  EXPECT_TRUE(run.state() == whole.state());
+}
+
+TEST(Gibbs, ACpuChainRunInBandsOfRowsIsTheChainOfWholeSweeps) {
+  const ParamValues k = {{"width", "1024"}, {"height", "512"}, {"thinning", "2"}};
+  GibbsRun bands(k, false), whole(k, false);
+  int mid = 0;  // frames that ended inside a sweep
+  for (int f = 0; f < 400 && bands.steps() < 5; ++f) mid += bands.advance(0.5) == 0 ? 1 : 0;
+  EXPECT_GT(mid, 0);
+  bands.run_sweeps(2);  // the sweep in progress, then one more
+  whole.run_sweeps(bands.steps());
+  EXPECT_TRUE(bands.state() == whole.state());
+  EXPECT_EQ(bands.kept(), whole.kept());
+  std::vector<uint32_t> a, b;
+  uint32_t w = 0, h = 0;
+  bands.image(1, a, w, h);  // the running mean of the kept sweeps
+  whole.image(1, b, w, h);
+  EXPECT_TRUE(a == b);
 }
 
 TEST(Gibbs, CpuRunIsReproducibleBySeedAndKeepsTheMean) {

@@ -25,16 +25,16 @@ TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
   std::unique_ptr<LatticeRun> run = e->make({{"size", "96"}, {"partitions", "4"}, {"iterations-per-frame", "5"}}, false);
   EXPECT_EQ(run->workload(), "stencil");
   EXPECT_EQ(run->views().front(), "field");
-  EXPECT_EQ(run->advance(10.0), 5u);
+  EXPECT_EQ(run->advance(1000.0), 5u);
   EXPECT_FALSE(run->restarts("depth"));
   EXPECT_TRUE(run->restarts("size"));
   Params& p = run->params();
   p.set(p.find("depth"), 4);
   p.set(p.find("overlap"), 1);
-  run->advance(10.0);
+  run->advance(1000.0);
   p.set(p.find("exchange"), 1);  // async
   p.set(p.find("partitions"), 6);
-  run->advance(10.0);
+  run->advance(1000.0);
   EXPECT_EQ(run->steps(), 15u);
   auto* s = dynamic_cast<StencilRun*>(run.get());
   ASSERT_NE(s, nullptr);
@@ -48,20 +48,80 @@ TEST(StencilRun, IsRegisteredAndKeepsTheFieldAcrossLiveChanges) {
 
 TEST(StencilRun, ARefusedCombinationLeavesTheRunAsItWas) {
   StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "3"}}, false);
-  run.advance(1.0);
+  run.advance(1000.0);
   Params& p = run.params();
   p.set(p.find("depth"), 40);  // larger than a 32-site partition
   try {
-    run.advance(1.0);
+    run.advance(1000.0);
     FAIL() << "depth 40 on 32-site partitions was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--depth"), std::string::npos) << e.what();
   }
   EXPECT_EQ(p.text(p.find("depth")), "1");
-  run.advance(1.0);
+  run.advance(1000.0);
   EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 6)));
   EXPECT_THROW(StencilRun({{"gpus", "2"}}, false), InputError);
   EXPECT_THROW(StencilRun({{"depth", "0"}}, false), InputError);
+}
+
+TEST(StencilRun, MoreGpusOnTheCpuReferenceAreRefusedAndTheRunGoesOn) {
+  StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "3"}}, false);
+  run.advance(1000.0);
+  Params& p = run.params();
+  p.set(p.find("gpus"), 8);
+  try {
+    run.advance(1000.0);
+    FAIL() << "gpus 8 on the CPU reference was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpus"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(p.text(p.find("gpus")), "1");  // back to the running knobs: the sidecar records what ran
+  EXPECT_EQ(run.report()["knobs"]["gpus"], 1);
+  EXPECT_EQ(run.advance(1000.0), 3u);  // the next frames run, and a later change is judged on its own
+  p.set(p.find("depth"), 2);
+  EXPECT_EQ(run.advance(1000.0), 3u);
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 9)));
+}
+
+TEST(StencilRun, AFrameRunsNoMoreIterationsThanItsBudgetFits) {
+  // 20000 iterations of a 128 x 128 grid take about a second on the CPU; a 5 ms frame runs far fewer.
+  StencilRun run({{"size", "128"}, {"partitions", "1"}, {"iterations-per-frame", "20000"}}, false);
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t ran = 0;
+  for (int f = 0; f < 3; ++f) {
+    const uint64_t k = run.advance(5.0);
+    EXPECT_GE(k, 1u);
+    EXPECT_LT(k, 20000u);
+    ran += k;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 0.5) << "three 5 ms frames took " << s << " s";
+  EXPECT_EQ(run.steps(), ran);
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(128, int(ran))));
+}
+
+TEST(StencilRun, AGridLargerThanTheHostMemoryIsRefusedAndTheRunKept) {
+  const char* old = std::getenv("MEGAVIEW_HOST_MEMORY");
+  const std::string saved = old ? old : "";
+  ::setenv("MEGAVIEW_HOST_MEMORY", "1048576", 1);  // 1 MiB: a 1024 x 1024 grid (8 MiB) does not fit
+  StencilRun run({{"size", "64"}, {"partitions", "4"}, {"iterations-per-frame", "2"}}, false);
+  run.advance(1000.0);
+  Params& p = run.params();
+  p.set(p.find("size"), 1024);
+  std::string message;
+  try {
+    run.advance(1000.0);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_THROW(StencilRun({{"size", "1024"}}, false), InputError);
+  old ? ::setenv("MEGAVIEW_HOST_MEMORY", saved.c_str(), 1) : ::unsetenv("MEGAVIEW_HOST_MEMORY");
+  EXPECT_NE(message.find("--size"), std::string::npos) << message;
+  EXPECT_NE(message.find("host memory"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(p.text(p.find("size")), "64");
+  run.advance(1000.0);
+  EXPECT_TRUE(same_bits(run.field(), stencil_reference(64, 4)));
 }
 
 TEST(StencilRun, TheViewDrawsThePartitionBorders) {

@@ -5,6 +5,8 @@
 // test_strand_sched_gpu.cu; the GPU CLI test here skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -489,6 +492,71 @@ TEST(StrandBenchCli, OnTheGpuEveryStrategyAgreesWithSequential) {
   EXPECT_EQ(sums.size(), 13u) << r.out;  // Appendix A's nine and the four task strategies
   for (const auto& [name, sum] : sums) EXPECT_EQ(sum, sums.at("sequential")) << name;
   EXPECT_NE(r.out.find("agreement: every strategy gave the same image"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace mv
+
+namespace mv {
+namespace {
+
+/// n strands that each take k updates, so that all finish on the same super-step; each update sleeps
+/// `sleep_ms`. Declares max_updates (render/strands/strand.h) as the path tracer's strands do.
+struct TogetherStrands {
+  struct State {
+    uint32_t updates;
+  };
+  uint32_t n = 64, k = 4, sleep_ms = 0;
+  uint32_t num_strands() const { return n; }
+  uint32_t pixel(uint32_t i) const { return i; }
+  uint32_t max_updates() const { return k; }
+  State init(uint32_t) const { return State{0}; }
+  WorkStatus update(State& s) const {
+    if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    return ++s.updates < k ? WorkStatus::Active : WorkStatus::Stable;
+  }
+  Vec3 color(const State&, WorkStatus) const { return Vec3{0.f}; }
+};
+
+TEST(CpuParallelProgress, MovesWhileAllStrandsFinishTogether) {
+  TogetherStrands w;  // 64 strands of 4 updates each: nothing finishes before the last super-step
+  StrandRunSettings s;
+  s.cpu_block = 16;
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  s.on_progress = [&](uint64_t done, uint64_t total) { seen.emplace_back(done, total); };
+  CpuParallelStrands<TogetherStrands>().run(w, s);
+  ASSERT_FALSE(seen.empty());
+  int within = 0;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].second, seen.back().second);
+    if (i) EXPECT_GE(seen[i].first, seen[i - 1].first) << "progress went back at report " << i;
+    within += seen[i].first > 0 && seen[i].first < seen[i].second;
+  }
+  EXPECT_GE(within, 3) << "the three super-steps before the last reported no progress";
+  EXPECT_EQ(seen.back().first, seen.back().second);
+}
+
+TEST(CpuParallelProgress, ReportsWithinALongSuperStep) {
+  // One super-step of 32 strands per core, a block each, 20 ms an update: about 0.64 s whatever the cores.
+  TogetherStrands w;
+  w.n = 32 * std::max(1u, std::thread::hardware_concurrency());
+  w.k = 1;
+  w.sleep_ms = 20;
+  StrandRunSettings s;
+  s.cpu_block = 1;
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool other_thread = false;
+  s.on_progress = [&](uint64_t done, uint64_t total) {
+    other_thread |= std::this_thread::get_id() != caller;
+    seen.emplace_back(done, total);
+  };
+  CpuParallelStrands<TogetherStrands>().run(w, s);
+  EXPECT_FALSE(other_thread);
+  ASSERT_GE(seen.size(), 2u) << "no report before the super-step's end";
+  EXPECT_GT(seen.front().first, 0u);
+  EXPECT_LT(seen.front().first, seen.front().second);
+  EXPECT_EQ(seen.back().first, seen.back().second);
 }
 
 }  // namespace

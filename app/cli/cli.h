@@ -54,6 +54,7 @@ struct MseCurveCommand {
   /// ratios to uniform's (time to quality).
   double goal_spp = 0.0;
   double interval_ms = 50.0;         ///< busy time between records
+  bool interval_given = false;       ///< whether --interval-ms was given (else the default above)
   std::string out_prefix;            ///< P
 };
 void run_mse_curve(const MseCurveCommand& c);

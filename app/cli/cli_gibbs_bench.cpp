@@ -221,10 +221,14 @@ std::vector<double> time_runs(GibbsRun& run, const std::string& strategy, const 
   const uint64_t warm = std::min<uint64_t>(sweeps, 100);
   Progress progress("gibbs " + strategy + " " + std::to_string(shape.w) + "x" + std::to_string(shape.h),
                     static_cast<double>(warm + sweeps * static_cast<uint64_t>(repeat)), "sweeps");
-  run.run_sweeps(warm);
-  double done = static_cast<double>(warm);
-  progress.update(done);
   const uint64_t piece = run.gpu() ? sweeps : std::max<uint64_t>(1, sweeps / 20);
+  double done = 0.0;
+  for (uint64_t left = warm; left > 0;) {  // the warm-up in the same pieces (one on the GPU)
+    const uint64_t k = std::min(left, piece);
+    run.run_sweeps(k);
+    left -= k;
+    progress.update(done += static_cast<double>(k));
+  }
   std::vector<double> ms;
   for (int r = 0; r < repeat; ++r) {
     double t = 0.0;
@@ -337,6 +341,10 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
   } else if (!csv_path.empty()) {
     cli::check_output_file(csv_path, "--csv");
   }
+  if (g.sweep_blocks && !gpu)  // its shapes are gibbs-blog's thread blocks
+    throw InputError("", "--sweep-blocks",
+                     g.force_cpu ? "times gibbs-blog's block shapes on a CUDA GPU; it cannot run with --cpu"
+                                 : "times gibbs-blog's block shapes on a CUDA GPU, and none is available");
   GibbsRun run(g.knobs, gpu);  // refuses bad knobs before any timing
   std::vector<std::string> strategies = g.strategies;
   if (strategies.empty())

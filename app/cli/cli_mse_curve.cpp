@@ -303,6 +303,11 @@ void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpe
 void run_mse_curve(const MseCurveCommand& c) {
   if (!(std::isfinite(c.duration_ms) && c.duration_ms > 0.0 && c.duration_ms <= 1e7))
     throw InputError("", "--duration-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.duration_ms));
+  if (!c.interval_given && c.duration_ms < c.interval_ms)  // the user gave a short duration, not the interval
+    throw InputError("", "--duration-ms",
+                     fmt::format("must be at least --interval-ms, the busy time between records ({:g} ms by default), "
+                                 "got \"{}\"; give a longer --duration-ms or a shorter --interval-ms",
+                                 c.interval_ms, c.duration_ms));
   if (!(c.interval_ms > 0.0 && c.duration_ms >= c.interval_ms))
     throw InputError("", "--interval-ms", fmt::format("must be in (0, --duration-ms = {}] ms, got \"{}\"", c.duration_ms, c.interval_ms));
   // One record (and one MSE over the whole film) per interval: bound their number and memory up front.

@@ -176,8 +176,8 @@ bool run_stencil_bench_if_selected(int argc, char** argv, int& rc) {
         h.depth = d;
         check_halo_config(h, gpu ? present : 0);
       }
-  for (int n : c.sizes)  // two copies of the field (plus halos)
-    cli::check_host_memory(gpu ? 0 : uint64_t(n) * n * 8, "--size", fmt::format("the {0}x{0} grid on the CPU", n));
+  if (!gpu)
+    for (int n : c.sizes) check_stencil_host_memory(n, "--size");
   if (!c.csv.empty()) {
     cli::check_output_file(c.csv, "--csv");
     ensure_absent(figure_metadata_path(c.csv));

@@ -57,8 +57,10 @@ void run_strands(const StrandsCommand& c) {
 
   const StrategyInfo& cpu = e.strategy("cpu-parallel");
   StrandRunSettings settings;
-  Progress progress("strands", static_cast<double>(uint64_t{width} * height), "strands");
-  settings.on_progress = [&](uint64_t finished, uint64_t) { progress.update(static_cast<double>(finished)); };
+  Progress progress("strands", 1.0, "");  // the fraction done (the strategy's units: sched/strand_strategy.h)
+  settings.on_progress = [&](uint64_t done, uint64_t total) {
+    progress.update(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0);
+  };
   const StrandResult r = e.run(cpu.name, width, height, settings, true, c.view, c.knobs);
   progress.finish();
 

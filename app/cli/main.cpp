@@ -329,7 +329,8 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
       ->capture_default_str();
   cmd->add_option("--interval-ms", m.interval_ms, "busy time between records")
       ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&m](const std::string&) { m.interval_given = true; });
   cmd->add_option("--goal-spp", m.goal_spp,
                   "time to quality: the goal is uniform's MSE at this mean spp; prints each series' time and "
                   "samples to reach it relative to uniform's")

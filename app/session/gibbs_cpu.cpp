@@ -24,4 +24,14 @@ void gibbs_sweeps_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule,
   checkerboard_sweeps_cpu(rule, x, width, height, seed, first_sweep, sweeps);
 }
 
+void gibbs_half_sweep_rows_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms>& rule, uint8_t* x, int width, int height,
+                               uint32_t seed, uint32_t sweep, int colour, int row_begin, int row_end) {
+  checkerboard_half_sweep_rows_cpu(rule, x, width, height, seed, sweep, colour, row_begin, row_end);
+}
+
+void gibbs_half_sweep_rows_cpu(const PoissonIsingRule<kPoissonIsingMaxTerms, true>& rule, uint8_t* x, int width,
+                               int height, uint32_t seed, uint32_t sweep, int colour, int row_begin, int row_end) {
+  checkerboard_half_sweep_rows_cpu(rule, x, width, height, seed, sweep, colour, row_begin, row_end);
+}
+
 }  // namespace mv

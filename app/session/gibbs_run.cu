@@ -154,11 +154,13 @@ const ParamTable<GibbsSettings>& gibbs_params() {
                         "lambda-map=volume"),
              &S::slice)
         .add(make_param("seed", ParamKind::Int, 0, 2147483647, "random seed (Philox key)", ""), &S::seed)
-        .add(make_param("philox-rounds", ParamKind::Int, 7, 10,
+        .add(make_param("philox-rounds", ParamKind::Choice, 0, 0,
                         "Philox4x32 rounds of the uniforms: 10, or 7, the fewest that pass BigCrush (another "
                         "stream: restarts the chain)",
-                        "Salmon et al. 2011, Table 2", "", kParamAdvanced),
-             &S::philox_rounds)
+                        "Salmon et al. 2011, Table 2", "", kParamAdvanced, {"7", "10"}),
+             // the choice's index (0: 7, 1: 10; -1, refused, for any other count) ↔ the rounds themselves
+             [](const S& s) { return s.philox_rounds == 7 ? 0.0 : s.philox_rounds == 10 ? 1.0 : -1.0; },
+             [](S& s, double v) { s.philox_rounds = v == 0.0 ? 7 : 10; })
         .add(make_param("block-width", ParamKind::Int, 1, 1024, "threads per block in x (grid configuration)",
                         "poisson-ising-gibbs-cupy, Shared memory"),
              &S::block_width)
@@ -190,8 +192,6 @@ int gibbs_doc_padding(int block_width) { return block_width == 8 ? 6 : block_wid
 
 void GibbsSettings::validate() const {
   gibbs_params().check(*this);
-  if (philox_rounds != 7 && philox_rounds != 10)
-    throw InputError("", "--philox-rounds", "must be 7 or 10, got " + std::to_string(philox_rounds));
   if (width % 8 != 0)
     throw InputError("", "--width", "must be a multiple of 8 in [8, 8192], got " + std::to_string(width));
   if (block_width * block_height > 1024)
@@ -342,6 +342,7 @@ void GibbsRun::start() {
   tables_ = make_poisson_ising_tables(s_.gamma, X);
   const size_t n = static_cast<size_t>(s_.width) * s_.height;
   steps_ = kept_ = 0;
+  band_colour_ = band_row_ = 0;
   ++runs_;
   sweeps_per_ms_ = 0.0;
   last_rate_sweeps_per_s_ = 0.0;
@@ -554,6 +555,10 @@ double GibbsRun::run_sweeps(uint64_t sweeps) {
   const auto t0 = std::chrono::steady_clock::now();
   if (gpu_ && strategy_ != kCpu) MV_CUDA_CHECK(cudaEventRecord(d_->start));
   uint64_t done = 0;
+  if (!gpu_ && sweeps > 0 && mid_sweep()) {  // the sweep that advance() left in progress, as the first
+    while (mid_sweep()) band_cpu(s_.height - band_row_);
+    done = 1;
+  }
   while (done < sweeps) {
     const uint64_t to_keep = s_.thinning - steps_ % s_.thinning;
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>({sweeps - done, to_keep, 1u << 30}));
@@ -581,9 +586,56 @@ double GibbsRun::run_sweeps(uint64_t sweeps) {
   return ms;
 }
 
+void GibbsRun::band_cpu(int rows) {
+  const int r0 = band_row_, r1 = std::min(s_.height, r0 + rows);
+  const uint32_t seed = static_cast<uint32_t>(s_.seed), sweep = static_cast<uint32_t>(steps_);
+  if (field_.separable())
+    gibbs_half_sweep_rows_cpu(host_rule<false>(), hx_.data(), s_.width, s_.height, seed, sweep, band_colour_, r0, r1);
+  else
+    gibbs_half_sweep_rows_cpu(host_rule<true>(), hx_.data(), s_.width, s_.height, seed, sweep, band_colour_, r0, r1);
+  band_row_ = r1;
+  if (band_row_ < s_.height) return;
+  band_row_ = 0;
+  if (band_colour_ == 0) {
+    band_colour_ = 1;
+    return;
+  }
+  band_colour_ = 0;
+  ++steps_;
+  if (steps_ % s_.thinning == 0) keep_sample();
+}
+
+uint64_t GibbsRun::advance_cpu(double budget_ms) {
+  // Bands of at least kMinRows rows (TBB's grain), as many as the measured rate fits in what is left of the
+  // budget, at most to the end of the half-sweep; the rate is measured on the bands themselves.
+  constexpr int kMinRows = 16;
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t steps0 = steps_;
+  const double rows_per_sweep = 2.0 * s_.height;
+  double spent = 0.0, rows_done = 0.0;
+  for (;;) {
+    const int left = s_.height - band_row_;
+    int rows = std::min(left, kMinRows);
+    if (sweeps_per_ms_ > 0.0)
+      rows = static_cast<int>(std::clamp(std::floor((budget_ms - spent) * sweeps_per_ms_ * rows_per_sweep),
+                                         static_cast<double>(rows), static_cast<double>(left)));
+    band_cpu(rows);
+    rows_done += rows;
+    spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (spent > 0.0) {
+      sweeps_per_ms_ = rows_done / rows_per_sweep / spent;
+      last_rate_sweeps_per_s_ = sweeps_per_ms_ * 1000.0;
+    }
+    const bool sweep_fits = sweeps_per_ms_ > 0.0 && 1.0 / sweeps_per_ms_ <= budget_ms;
+    if (spent >= 0.8 * budget_ms && (steps_ > steps0 || !sweep_fits)) break;
+  }
+  return steps_ - steps0;
+}
+
 uint64_t GibbsRun::advance(double budget_ms) {
   s_.validate();
   ensure_current();
+  if (!gpu_) return advance_cpu(budget_ms);
   uint64_t ran = 0;
   double spent = 0.0;
   uint64_t total_sweeps = 0;
@@ -656,7 +708,8 @@ nlohmann::json GibbsRun::report() const {
   j["x_max"] = tables_.X;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
-  if (hist_steps_ != steps_ || hist_runs_ != runs_) {  // counted once per state, not once per frame
+  // Counted once per sweep, not once per frame (a CPU run's bands within a sweep do not count it again).
+  if (hist_steps_ != steps_ || hist_runs_ != runs_) {
     hist_.assign(static_cast<size_t>(tables_.X) + 1, 0);
     for (uint8_t v : state()) ++hist_[std::min<size_t>(v, hist_.size() - 1)];
     hist_steps_ = steps_;

@@ -48,7 +48,8 @@ struct GibbsSettings {
   int slice = -1;                   ///< volume map: the slice index (−1: the middle)
   int seed = 1;
   /// Philox rounds of the chain's uniforms: 10 (Salmon et al.'s default) or 7 (their fewest that pass
-  /// BigCrush, base/philox.h). Another stream of random numbers: another chain, on every strategy alike.
+  /// BigCrush, base/philox.h), the knob's two choices. Another stream of random numbers: another chain, on
+  /// every strategy alike.
   int philox_rounds = 10;
   /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
   /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
@@ -85,6 +86,11 @@ class GibbsRun : public LatticeRun {
   Params& params() override { return *params_; }
   bool restarts(const std::string& name) const override;
   void restart() override;
+  /// On the GPU: whole sweeps for about `budget_ms`. On the CPU: bands of rows of the sweeps (a sweep run in
+  /// bands gives the whole sweep's bits, sched/lattice/checkerboard_sweep.h) for about `budget_ms`, so that a
+  /// lattice whose sweep takes seconds still gives a frame; it returns the sweeps completed, 0 while one is in
+  /// progress, and at least one when a sweep fits in the budget. steps(), the running mean and the report
+  /// count whole sweeps; run_sweeps() completes a sweep in progress first.
   uint64_t advance(double budget_ms) override;
   uint64_t steps() const override { return steps_; }
   std::vector<std::string> views() const override { return {"sample", "mean", "lambda"}; }
@@ -114,6 +120,9 @@ class GibbsRun : public LatticeRun {
   PoissonIsingRule<kPoissonIsingMaxTerms, Site> host_rule() const;
   void keep_sample();
   void ensure_current();          // applies knob changes: restart when a model knob changed
+  uint64_t advance_cpu(double budget_ms);  // advance() of a CPU run: bands of rows within the budget
+  void band_cpu(int rows);        // CPU run: the next `rows` rows of the sweep in progress
+  bool mid_sweep() const { return band_colour_ != 0 || band_row_ != 0; }
 
   bool gpu_;
   size_t strategy_ = 0;
@@ -126,6 +135,7 @@ class GibbsRun : public LatticeRun {
   std::vector<uint8_t> hx_;        // CPU run: the lattice
   std::vector<uint32_t> hsum_;     // CPU run: the sum of kept samples
   uint64_t steps_ = 0, kept_ = 0;
+  int band_colour_ = 0, band_row_ = 0;  // CPU run: sweep steps_ is done up to half-sweep band_colour_, row band_row_
   double sweeps_per_ms_ = 0.0;     // measured rate (0: unknown)
   double last_rate_sweeps_per_s_ = 0.0;
   uint64_t runs_ = 0;              // restarts, for the histogram's cache

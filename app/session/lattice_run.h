@@ -45,7 +45,9 @@ class LatticeRun {
   virtual void restart() = 0;
 
   /// Runs whole super-steps (one Gibbs sweep, one stencil iteration) for about `budget_ms` milliseconds of
-  /// device time, at least one. Returns how many ran.
+  /// device time, at least one where one fits in the budget; a run whose super-step takes far longer may run
+  /// part of one per call (a CPU Gibbs run: bands of rows of a sweep, the same chain). Returns how many whole
+  /// super-steps completed.
   virtual uint64_t advance(double budget_ms) = 0;
   /// Super-steps since the last restart.
   virtual uint64_t steps() const = 0;

@@ -58,7 +58,8 @@ const ParamTable<StencilSettings>& stencil_params() {
                      src + " §2.8, §3.4"),
           &StencilSettings::overlap);
     t.add(make_param("iterations-per-frame", ParamKind::Int, 1, 1 << 20,
-                     "iterations per frame (0: as many as the frame's time budget allows)", "", "",
+                     "at most this many iterations per frame, fewer when the measured rate does not fit them in "
+                     "the frame's time budget (0: as many as the budget allows)", "", "",
                      kParamZeroIsOff | kParamAdvanced),
           &StencilSettings::iterations_per_frame);
     t.add(make_param("kernel", ParamKind::Choice, 0, 0,
@@ -160,11 +161,12 @@ void StencilRun::rebuild(bool keep_field) {
   c.exchange = settings_.exchange;
   c.overlap = settings_.overlap;
   c.kernel = settings_.kernel;
-  if (!gpu_ && settings_.gpus > 1)
-    throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
   const int present = gpu_ ? stencil_gpu_count() : 0;
   HaloPlan plan;
   try {
+    if (!gpu_) check_stencil_host_memory(c.n, "--size");
+    if (!gpu_ && settings_.gpus > 1)
+      throw InputError("", "--gpus", "must be 1 on the CPU reference, got " + std::to_string(settings_.gpus));
     check_halo_config(c, gpu_ ? std::max(present, 1) : 0);
     plan = make_halo_plan(c);
   } catch (const InputError&) {
@@ -234,13 +236,22 @@ HaloPhaseTimes StencilRun::run_timed(uint64_t iterations) {
 
 uint64_t StencilRun::advance(double budget_ms) {
   apply_pending();
-  uint64_t k = 1;
-  if (settings_.iterations_per_frame > 0)
-    k = uint64_t(settings_.iterations_per_frame);
-  else if (ms_per_iteration_ > 0.0)
-    k = uint64_t(std::clamp(budget_ms / ms_per_iteration_, 1.0, double(1 << 20)));
-  run_timed(k);
-  return k;
+  // At most iterations-per-frame (or 2^20), and no more than the measured rate fits in the budget: an
+  // unknown rate is measured on one iteration first, so that no frame runs far past its budget.
+  const uint64_t most = settings_.iterations_per_frame > 0 ? uint64_t(settings_.iterations_per_frame) : uint64_t(1) << 20;
+  uint64_t done = 0;
+  double spent = 0.0;
+  if (ms_per_iteration_ <= 0.0) {
+    spent = run_timed(1).total_ms;
+    done = 1;
+  }
+  if (done < most && (done == 0 || ms_per_iteration_ > 0.0)) {
+    const double fits = ms_per_iteration_ > 0.0 ? (budget_ms - spent) / ms_per_iteration_ : 1.0;
+    const uint64_t k = uint64_t(std::clamp(std::floor(fits), done == 0 ? 1.0 : 0.0, double(most - done)));
+    if (k > 0) run_timed(k);
+    done += k;
+  }
+  return done;
 }
 
 std::vector<float> StencilRun::field() {

@@ -12,6 +12,7 @@
 // 1024 pixels (sampled), with the partition borders drawn in white.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ struct StencilSettings {
   int depth = 1;                        ///< halo depth d
   HaloExchange exchange = HaloExchange::Sync;
   bool overlap = false;
-  int iterations_per_frame = 0;         ///< 0: as many as the frame's time budget allows
+  int iterations_per_frame = 0;         ///< at most this many per frame, within its time budget; 0: as many as it allows
   int kernel = 4;                       ///< the GPU compute kernel's block shape (kHaloKernelShapes; 512x1x16)
 };
 
@@ -41,6 +42,12 @@ const std::vector<StrategyInfo>& stencil_strategies();
 
 /// CUDA devices present (0 without a usable driver).
 int stencil_gpu_count();
+
+/// Host bytes of the CPU reference's n × n grid: two copies of the field (halos aside).
+uint64_t stencil_cpu_host_bytes(int n);
+/// Throws InputError naming `option` (e.g. "--size") when the CPU reference's n × n grid needs more than half
+/// the available host memory (app/cli/cli_validate.h check_host_memory: $MEGAVIEW_HOST_MEMORY caps it).
+void check_stencil_host_memory(int n, const std::string& option);
 
 /// The GPU's peak DRAM bandwidth in GB/s from cudaDeviceProp (memory clock × bus width × 2), 0 without one.
 double stencil_dram_peak_gbps(int device = 0);

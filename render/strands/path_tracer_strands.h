@@ -60,6 +60,8 @@ struct PathTracerStrands {
   PathTracerStrandParams p;
 
   MV_HD uint32_t num_strands() const { return p.width * p.height; }
+  /// Updates a strand takes: ⌈target_spp / paths_per_pixel⌉, every strand alike (render/strands/strand.h).
+  MV_HD uint32_t max_updates() const { return (p.target_spp + p.paths_per_pixel - 1) / p.paths_per_pixel; }
 
   /// Pixel (x, y) of strand `index` (patch-major, see the top).
   MV_HD void strand_pixel(uint32_t index, int& x, int& y) const {

@@ -15,6 +15,9 @@
 // Optional:
 //   static constexpr bool kCpuFma = false;   the CPU strategies skip their FMA-compiled loops for this
 //                                            workload (sched/cpu/strand_cpu.h, strand_cpu_fma)
+//   MV_HD uint32_t max_updates() const;      the most updates a strand takes before it is no longer
+//                                            Active (0: unknown): cpu-parallel's progress line counts
+//                                            the work in updates against it (sched/cpu/strand_cpu.h)
 #pragma once
 
 #include <cstdint>

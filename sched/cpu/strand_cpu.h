@@ -12,9 +12,12 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <numeric>
+#include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "sched/strand_strategy.h"
 
@@ -109,6 +112,17 @@ uint32_t update_list(const W& w, uint32_t* list, uint32_t live, StrandRun<W>& r,
   return update_list_body(w, list, live, r, ft);
 }
 
+/// The most updates a strand of W takes, W::max_updates() where the workload declares it (render/strands/strand.h),
+/// at most max_steps; 0 where unknown.
+template <class W, class = void>
+struct strand_max_updates {
+  static uint64_t of(const W&, uint32_t) { return 0; }
+};
+template <class W>
+struct strand_max_updates<W, std::void_t<decltype(std::declval<const W&>().max_updates())>> {
+  static uint64_t of(const W& w, uint32_t max_steps) { return std::min<uint64_t>(w.max_updates(), max_steps); }
+};
+
 /// What every CPU run starts with: the settings checked, the result arrays of the N strands allocated and,
 /// with s.record_finish_order, r.finish_order all kStrandNotFinished with tickets stamping into it through
 /// `next` (null tickets otherwise). Not movable: the tickets point at `next`.
@@ -195,23 +209,54 @@ class CpuParallelStrands final : public StrandStrategy<W> {
         live[b] = last - first;
       }
     });
+    // Progress, only with s.on_progress (the timed bench passes none: then a block costs one more test).
+    // Where W bounds a strand's updates by B (strand_max_updates), the work is n · B updates, a finished strand
+    // counting B: after k super-steps, finished · B + active · k, so it moves while every strand is still
+    // active (as when all finish together); else the strands finished. Reported after every super-step, and
+    // within a long one every 0.25 s from the calling thread as its blocks finish (a fraction of the blocks).
+    const bool report = static_cast<bool>(s.on_progress);
+    const uint64_t bound = report ? strand_detail::strand_max_updates<W>::of(w, s.max_steps) : 0;
+    const uint64_t total = bound ? static_cast<uint64_t>(n) * bound : n;
+    uint64_t finished = 0;  // at the start of the super-step
+    std::atomic<uint64_t> blocks_done{0}, finished_in_step{0};
+    const std::thread::id caller = std::this_thread::get_id();
+    auto last_report = std::chrono::steady_clock::now();
+    auto done_within = [&](uint64_t k, double block_fraction) {  // during super-step k + 1
+      if (!bound) return finished + finished_in_step.load(std::memory_order_relaxed);
+      const uint64_t active_now = n - finished;
+      return finished * bound + active_now * k + static_cast<uint64_t>(block_fraction * static_cast<double>(active_now));
+    };
     uint32_t super_steps = 0;
     while (!blocks.empty() && super_steps < s.max_steps) {
+      const double step_blocks = static_cast<double>(blocks.size());
       tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& br) {
         for (size_t k = br.begin(); k != br.end(); ++k) {
           const uint32_t b = blocks[k];
           uint32_t* list = active.data() + static_cast<size_t>(b) * block;
           const uint32_t kept = strand_detail::update_list(w, list, live[b], r, ft);
+          if (report) {
+            finished_in_step.fetch_add(live[b] - kept, std::memory_order_relaxed);
+            const uint64_t d = blocks_done.fetch_add(1, std::memory_order_relaxed) + 1;
+            const auto now = std::chrono::steady_clock::now();
+            if (std::this_thread::get_id() == caller && now - last_report >= std::chrono::milliseconds(250)) {
+              last_report = now;
+              s.on_progress(std::min(done_within(super_steps, static_cast<double>(d) / step_blocks), total - 1), total);
+            }
+          }
           live[b] = kept;
         }
       });  // the barrier of the super-step
       ++super_steps;
       blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](uint32_t b) { return live[b] == 0; }),
                    blocks.end());
-      if (s.on_progress) {
+      if (report) {
         uint64_t active_now = 0;
         for (uint32_t b : blocks) active_now += live[b];
-        s.on_progress(n - active_now, n);
+        finished = n - active_now;
+        finished_in_step = 0;
+        blocks_done = 0;
+        s.on_progress(std::min(bound ? finished * bound + active_now * super_steps : finished, total), total);
+        last_report = std::chrono::steady_clock::now();
       }
     }
     r.timing.ms = strand_detail::ms_since(t0);

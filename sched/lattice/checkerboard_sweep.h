@@ -126,22 +126,31 @@ void lattice_initial_cpu(const Rule& rule, uint8_t* x, int width, int height, ui
   });
 }
 
+/// Rows row_begin … row_end − 1 of half-sweep `colour` (0: the sites with row + column even, 1: the others) of
+/// sweep `sweep` on the CPU reference (TBB over rows). A half-sweep's sites read only the other colour's (the
+/// lattice is not periodic) and each draws its own counter-based uniform, so a half-sweep run as bands of rows,
+/// in any order, gives the bits of the whole half-sweep.
+template <class Rule>
+void checkerboard_half_sweep_rows_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t sweep,
+                                      int colour, int row_begin, int row_end) {
+  tbb::parallel_for(tbb::blocked_range<int>(row_begin, row_end, 16), [&](const tbb::blocked_range<int>& rows) {
+    for (int r = rows.begin(); r != rows.end(); ++r)
+      for (int c = (r + colour) & 1; c < width; c += 2) {
+        int k, S;
+        lattice_neighbours(x, width, height, r, c, k, S);
+        x[static_cast<size_t>(r) * width + c] =
+            static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, sweep, rule.rng_rounds)));
+      }
+  });
+}
+
 /// `sweeps` full sweeps on the CPU reference (TBB over rows; each half-sweep is a parallel loop),
 /// numbered first_sweep, first_sweep + 1, …
 template <class Rule>
 void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t first_sweep,
                              uint32_t sweeps) {
   for (uint32_t s = first_sweep; s != first_sweep + sweeps; ++s)
-    for (int colour = 0; colour < 2; ++colour)
-      tbb::parallel_for(tbb::blocked_range<int>(0, height, 16), [&](const tbb::blocked_range<int>& rows) {
-        for (int r = rows.begin(); r != rows.end(); ++r)
-          for (int c = (r + colour) & 1; c < width; c += 2) {
-            int k, S;
-            lattice_neighbours(x, width, height, r, c, k, S);
-            x[static_cast<size_t>(r) * width + c] =
-                static_cast<uint8_t>(rule.draw(r, c, S, k, lattice_uniform(seed, width, r, c, s, rule.rng_rounds)));
-          }
-      });
+    for (int colour = 0; colour < 2; ++colour) checkerboard_half_sweep_rows_cpu(rule, x, width, height, seed, s, colour, 0, height);
 }
 
 }  // namespace mv
