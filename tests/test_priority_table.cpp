@@ -167,18 +167,5 @@ TEST(PriorityTable, FarDrainIsDueAtTheRateThatClaimsEveryEntryWithinTheDrain) {
   }
 }
 
-// The far ring served by its band bound (patch_lanes > 1): when the bound is at least as urgent as the
-// window's best non-empty band, never when nothing is known; an epoch ends when its last ticket is claimed.
-TEST(PriorityTable, FarRingIsServedWhenItsBandBoundIsAtLeastAsUrgentAsTheWindow) {
-  EXPECT_TRUE(far_band_due(500u, 515u));   // a far entry the window has moved past
-  EXPECT_TRUE(far_band_due(515u, 515u));   // as urgent as the window's best band
-  EXPECT_FALSE(far_band_due(546u, 515u));  // genuinely far
-  EXPECT_FALSE(far_band_due(kNoBand, 515u));
-  EXPECT_FALSE(far_band_due(500u, kNoBand));
-  EXPECT_FALSE(far_epoch_ends(8ull, 10ull));
-  EXPECT_TRUE(far_epoch_ends(9ull, 10ull));
-  EXPECT_TRUE(far_epoch_ends(0ull, 0ull));  // a fresh epoch (mark 0) ends at the first claim
-}
-
 }  // namespace
 }  // namespace mv

@@ -514,10 +514,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
       mk::first_band_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data());
       MV_CUDA_CHECK_LAUNCH();
-      if (shared_) {
-        mk::far_bound_kernel<<<1, 1>>>(ctl_.data(), rings_);
-        MV_CUDA_CHECK_LAUNCH();
-      }
       for (uint32_t k = 0; k < rings_; ++k) {
         mk::ring_flags_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_, k,
                                                         flags_.data(), n);

@@ -171,16 +171,6 @@ static __global__ void first_band_kernel(const float* priority, const uint32_t* 
     if (priority[list[i]] < kUrgentPriority) atomicMin(&main->cur_band, priority_band(priority[list[i]]));
 }
 
-/// Rebuild (Buckets with patch_lanes > 1): the far ring's band bound (QueueControl::far_best_new) covers the
-/// rebuilt far entries, whose bands lie at or below cur + W (bucket_ring); the epoch starts at ticket 0.
-static __global__ void far_bound_kernel(QueueControl* ctl, uint32_t rings) {
-  QueueControl& far = ctl[rings - 1u];
-  const uint32_t cur = ctl->cur_band;
-  far.far_best_new = cur == kNoBand ? kNoBand : cur + window_width(rings);
-  far.far_best_old = kNoBand;
-  far.far_mark = 0;
-}
-
 /// Rebuild (Buckets): flags[i] = list entry i belongs to ring k of the window that starts at cur.
 static __global__ void ring_flags_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
                                          const QueueControl* main, uint32_t rings, uint32_t k, uint8_t* flags,

@@ -187,34 +187,8 @@ __device__ MV_INLINE void move_priority_bin(int* hist, float old_p, float new_p,
   }
 }
 
-/// kBucketsShared: an entry of priority p enters ring `ring`; if that is the far ring, its band joins the far
-/// ring's band bound of the current epoch (QueueControl::far_best_new) before the entry is enqueued, so the
-/// bound covers it by the time a claimer can see it (one lane).
-__device__ MV_INLINE void note_far_band(const QueueView& q, uint32_t ring, float p) {
-  if (ring + 1u == q.rings && ring > 0u && p < kUrgentPriority)
-    DeviceAtomic<unsigned int>(q.ctl[ring].far_best_new).fetch_min(priority_band(p), cuda::memory_order_relaxed);
-}
-
-/// kBucketsShared: after the claim of far ticket `ticket`, starts a new epoch of the far ring's band bound
-/// when the epoch before is fully claimed (far_epoch_ends): best_old = best_new, best_new = none,
-/// mark = the ring's tail (one lane; one CAS wins). An entry whose band lands in the bound being retired
-/// while its ticket falls into the new epoch loses its bound: it is then served at the drain's rate.
-__device__ MV_INLINE void advance_far_epoch(const QueueView& q, unsigned long long ticket) {
-  QueueControl& fc = q.ctl[q.rings - 1u];
-  DeviceAtomic<unsigned long long> mark(fc.far_mark);
-  unsigned long long m = mark.load(cuda::memory_order_relaxed);
-  if (!far_epoch_ends(ticket, m)) return;
-  const unsigned long long tail = DeviceAtomic<unsigned long long>(fc.tail).load(cuda::memory_order_relaxed);
-  if (!mark.compare_exchange_strong(m, tail > ticket + 1ull ? tail : ticket + 1ull, cuda::memory_order_relaxed))
-    return;
-  const uint32_t b = DeviceAtomic<unsigned int>(fc.far_best_new).exchange(kNoBand, cuda::memory_order_relaxed);
-  DeviceAtomic<unsigned int>(fc.far_best_old).store(b, cuda::memory_order_relaxed);
-}
-
 /// Enqueues `task` with priority p: under `buckets` into the urgent ring or its band's ring (moving the
-/// window up to its band when it is above it), else into the one ring (one lane). `TrackFar`
-/// (kBucketsShared): a far entry's band joins the far ring's band bound (note_far_band).
-template <bool TrackFar = false>
+/// window up to its band when it is above it), else into the one ring (one lane).
 __device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& sp, uint32_t task, float p) {
   uint32_t ring = 0;
   if (q.rings > 1) {  // buckets: urgent, or the band's ring in the calendar window
@@ -231,7 +205,6 @@ __device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& 
     }
     ring = bucket_ring(p, cur, q.rings);
   }
-  if constexpr (TrackFar) note_far_band(q, ring, p);
   return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
 }
 
@@ -303,13 +276,8 @@ __device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, 
       // this one entry.
       const uint32_t entry = secondary_entry(task);
       const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
-      if (cur == kNoBand || q.rings < 3) {
-        enqueue_ranked<true>(q, sp, entry, p);
-      } else {
-        const uint32_t ring = bucket_ring(p, cur, q.rings);
-        note_far_band(q, ring, p);
-        enqueue(q.ring(ring), p, entry, 0, false, sp.watchdog_cycles);
-      }
+      if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, entry, p);
+      else enqueue(q.ring(bucket_ring(p, cur, q.rings)), p, entry, 0, false, sp.watchdog_cycles);
       return;
     }
   }
@@ -334,7 +302,7 @@ __device__ bool release_lane(const View& v, const QueueView& q, const SliceParam
     case TokenRelease::Requeue:
       break;
   }
-  return enqueue_ranked<true>(q, sp, task, v.priority[task]);
+  return enqueue_ranked(q, sp, task, v.priority[task]);
 }
 
 /// kBucketsShared: the uniform 32-bit number of far_drain_due for claim `claim` of warp `warp` (a hash of
@@ -409,7 +377,6 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
         if constexpr (Variant == kBucketsShared) {
           secondary = entry_is_secondary(d.task);
           d.task = entry_task(d.task);
-          if (ring == static_cast<int>(q.rings) - 1) advance_far_epoch(q, d.ticket);
         }
         if (d.task < q.num_tasks) {
           task = d.task;

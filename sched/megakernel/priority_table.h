@@ -97,22 +97,6 @@ MV_HD MV_INLINE bool far_drain_due(uint32_t draw, uint32_t batches, int waiting,
          (static_cast<unsigned long long>(batches) * static_cast<unsigned long long>(waiting)) << 32;
 }
 
-/// Whether a claim of the `buckets` design serves the far ring by its band (patch_lanes > 1,
-/// sched/megakernel/work_queue.cuh claim_ring_warp): `far_best` bounds the bands waiting in the far ring (no
-/// waiting far entry is more urgent; kNoBand: none known) and `window_band` is the window's most urgent
-/// non-empty band. When the bound is at least as urgent, an entry the window has moved past may wait in the
-/// far ring, so the claim takes the far ring's front (FIFO) instead of the window.
-MV_HD MV_INLINE bool far_band_due(uint32_t far_best, uint32_t window_band) {
-  return far_best != kNoBand && window_band != kNoBand && far_best <= window_band;
-}
-
-/// The far ring's band bound is kept per epoch of its tickets: `best_new` bounds the entries enqueued since
-/// the epoch began at ticket `mark`, `best_old` those of the epoch before. Whether the claim of far ticket
-/// `ticket` consumed the last ticket below `mark` (every entry of the epoch before is then claimed): the
-/// claimer starts a new epoch (best_old = best_new, best_new = kNoBand, mark = the ring's tail), so a bound
-/// left by entries already served lasts at most two passes through the far ring.
-MV_HD MV_INLINE bool far_epoch_ends(unsigned long long ticket, unsigned long long mark) { return ticket + 1ull >= mark; }
-
 /// Mean quantum (sample batches per visit) of a mid-rank for largest quantum Q ≥ 1: Q^(1 − 2u), in [1/Q, Q].
 MV_HD MV_INLINE float priority_quantum(float u, uint32_t quantum_max) {
   return exp2f((1.f - 2.f * u) * log2f(static_cast<float>(quantum_max)));

@@ -127,11 +127,6 @@ struct QueueControl {
   unsigned long long table_passes;                     ///< `quanta`: controller passes over the histogram
   alignas(128) unsigned long long record_next;         ///< several rings: next index of the order record
   alignas(128) unsigned int cur_band;                  ///< several rings: the most urgent band with waiting tasks
-  // ---- the far ring's own block (ring K − 1), `buckets` with patch_lanes > 1: its band bound by epoch
-  // (far_band_due, far_epoch_ends in sched/megakernel/priority_table.h; unused in the other blocks) ----
-  unsigned int far_best_new;        ///< bound (most urgent band) of the entries enqueued since far_mark
-  unsigned int far_best_old;        ///< bound of the entries of the epoch before
-  unsigned long long far_mark;      ///< the ring's tail when the current epoch began
 };
 
 /// Everything device code needs of the queue; trivially copyable kernel parameter.
@@ -422,10 +417,6 @@ struct ClaimCounts {
 /// whatever keeps the window busy: a patch whose priority came from one unlucky batch, or whose band the
 /// window has moved past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a
 /// claim was not taken because the window was empty, so the window must not move down to the entry's band.
-/// With FarDrain the claim also takes the far ring whenever its band bound (the far ring's block's far_best_new
-/// and far_best_old, read by lane 0 in the same round trip) is at least as urgent as the window's most urgent
-/// non-empty band (far_band_due): a far entry that the window has moved past is then served at about its
-/// priority, FIFO behind the far entries ahead of it, and the drain's rate stays the floor.
 template <bool FarDrain = false>
 __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
                                          unsigned long long drain_batches = 0, bool* drained = nullptr,
@@ -437,15 +428,6 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
   Spin spin(watchdog, kErrEmptyQueue, 0, 4096, &q.main->reserved);
   for (;;) {
     uint32_t cur = lane == 0 ? DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed) : 0u;
-    [[maybe_unused]] uint32_t far_best = kNoBand;  // FarDrain: lane 0's bound of the far ring's bands
-    if constexpr (FarDrain) {
-      if (lane == 0) {
-        QueueControl& fc = q.ctl[rings - 1u];
-        const uint32_t b_new = DeviceAtomic<unsigned int>(fc.far_best_new).load(cuda::memory_order_relaxed);
-        const uint32_t b_old = DeviceAtomic<unsigned int>(fc.far_best_old).load(cuda::memory_order_relaxed);
-        far_best = b_new < b_old ? b_new : b_old;
-      }
-    }
     cur = __shfl_sync(kFull, cur, 0);
     const int a = lane < rings ? DeviceAtomic<int>(q.ctl[lane].avail).load(cuda::memory_order_relaxed) : 0;
     const unsigned mask = __ballot_sync(kFull, a > 0);
@@ -474,8 +456,7 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       const int far_waiting = __shfl_sync(kFull, a, static_cast<int>(rings - 1u));
       if (lane == 0) {
         *drained = false;
-        if (ring > 0 && ring < static_cast<int>(rings - 1u) && far_waiting > 0 &&
-            (far_band_due(far_best, band) || far_drain_due(draw, batches, far_waiting, drain_batches))) {
+        if (ring > 0 && ring < static_cast<int>(rings - 1u) && far_drain_due(draw, batches, far_waiting, drain_batches)) {
           ring = static_cast<int>(rings - 1u);
           band = cur;  // a drain leaves the window where it is
           *drained = true;
