@@ -2,23 +2,15 @@
 //
 // Because nothing is carried between samples, the CPU and the GPU draw the same numbers for the same
 // sample wherever and in whatever order it runs, so images agree between strategies and runs are
-// reproducible by seed. The mixer is a 32-bit integer hash (the "lowbias32" finaliser by C. Wellons,
+// reproducible by seed. The mixer is base/hash.h's hash32 (the "lowbias32" finaliser by C. Wellons,
 // bias ≈ 0.17); each stream starts from a hashed key and draws hash(key + counter), as in Salmon et al.
 // 2011 ("Parallel random numbers: as easy as 1, 2, 3") with a simpler bijection.
 #pragma once
 
 #include "base/common.h"
+#include "base/hash.h"
 
 namespace mv {
-
-MV_HD MV_INLINE uint32_t hash32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x21f0aaadu;
-  x ^= x >> 15;
-  x *= 0xd35a2d97u;
-  x ^= x >> 15;
-  return x;
-}
 
 /// One sample's random stream. Construct with the pixel's linear index and the sample index.
 struct SampleRng {

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "base/common.h"
+#include "base/hash.h"
 #include "sched/megakernel/lane_tokens.h"
 #include "sched/megakernel/megakernel_settings.h"
 #include "sched/megakernel/priority_table.h"
@@ -308,13 +309,7 @@ __device__ bool release_lane(const View& v, const QueueView& q, const SliceParam
 /// kBucketsShared: the uniform 32-bit number of far_drain_due for claim `claim` of warp `warp` (a hash of
 /// both and the SM clock; only its distribution matters).
 __device__ MV_INLINE uint32_t drain_draw(uint32_t warp, uint32_t claim) {
-  uint32_t h = static_cast<uint32_t>(clock64()) ^ (warp * 0x9e3779b9u) ^ (claim * 0x85ebca6bu);
-  h ^= h >> 16;
-  h *= 0x7feb352du;
-  h ^= h >> 15;
-  h *= 0x846ca68bu;
-  h ^= h >> 16;
-  return h;
+  return hash32(static_cast<uint32_t>(clock64()) ^ (warp * 0x9e3779b9u) ^ (claim * 0x85ebca6bu));
 }
 
 /// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
