@@ -70,12 +70,10 @@ void run_sched_bench(const SchedBenchCommand& c) {
   std::vector<cli::NamedPath> outputs = {{csv_path, "--out-prefix (its CSV)"},
                                          {figure_metadata_path(csv_path), "--out-prefix (its metadata)"}};
   for (const std::string& f : figure_files("sched-bench", c.out_prefix)) outputs.push_back({f, "--out-prefix (its figure)"});
-  outputs.push_back({c.order_log, "--order-log"});
+  if (!c.order_log.empty()) outputs.push_back({c.order_log, "--order-log"});
   cli::check_distinct_files(outputs);
   if (!gpu_available()) throw std::runtime_error("sched-bench needs a CUDA GPU (" + gpu_info().reason + ")");
-  for (const std::string& f : figure_files("sched-bench", c.out_prefix)) ensure_absent(f);
-  for (const std::string& f : {csv_path, figure_metadata_path(csv_path)}) ensure_absent(f);
-  if (!c.order_log.empty()) ensure_absent(c.order_log);
+  for (const cli::NamedPath& o : outputs) ensure_absent(o.first);
   const QueueDesign design = ms.queue;
   const std::string queue = queue_design_name(design);
   // Queue designs other than Kerbl's have no controller blocks to count: one run per configuration.

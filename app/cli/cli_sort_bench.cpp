@@ -118,15 +118,14 @@ void run_sort_bench(const SortBenchCommand& c) {
   }
   std::string plot_stem;  // the figure: plot_stem.png and .pdf, drawn from the CSV
   if (!c.plot.empty()) {
-    if (c.plot.size() <= 4 || c.plot.compare(c.plot.size() - 4, 4, ".png") != 0)
-      throw InputError(c.plot, "--plot", "expected a file name ending in .png");
+    plot_stem = sibling_path(c.plot, "--plot", ".png", "");
     cli::check_output_file(c.plot, "--plot");
     if (c.csv.empty()) throw InputError("", "--plot", "needs --csv: tools/figures.py draws the figure from the CSV");
-    plot_stem = c.plot.substr(0, c.plot.size() - 4);
-    for (const std::string& f : figure_files("sort-bench", plot_stem)) ensure_absent(f);
+    const std::vector<std::string> figures = figure_files("sort-bench", plot_stem);
+    for (const std::string& f : figures) ensure_absent(f);
     // The figure is drawn after the CSV is written: a CSV under the figure's name would leave no figure.
     std::vector<cli::NamedPath> outputs = {{c.csv, "--csv"}, {figure_metadata_path(c.csv), "--csv (its metadata)"}};
-    for (const std::string& f : figure_files("sort-bench", plot_stem)) outputs.push_back({f, "--plot"});
+    for (const std::string& f : figures) outputs.push_back({f, "--plot"});
     cli::check_distinct_files(outputs);
   }
   // After the options and output paths, so that those are named even without a GPU.

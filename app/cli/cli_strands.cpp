@@ -47,8 +47,7 @@ void run_strands(const StrandsCommand& c) {
   c.view.validate();
   if (c.out.empty()) throw InputError("", "--out", "give the output PNG");
   cli::check_output_file(c.out, "--out");
-  if (c.out.size() <= 4 || c.out.compare(c.out.size() - 4, 4, ".png") != 0)  // the file is a PNG: name it so
-    throw InputError(c.out, "--out", "expected a file name ending in .png");
+  sibling_path(c.out, "--out", ".png", ".png");  // the file is a PNG: its name must say so
   uint32_t width = e.default_width, height = e.default_height;
   if (!c.size.empty()) parse_size(c.size, width, height);
   e.check_size_multiple(width, height, "--size");
