@@ -14,6 +14,12 @@
 
 namespace mv {
 
+/// Appends the options add_param_options makes for `spec` to `names`: --NAME, and --no-NAME for a Bool.
+inline void append_param_option_names(const ParamSpec& spec, std::vector<std::string>& names) {
+  names.push_back("--" + spec.name);
+  if (spec.kind == ParamKind::Bool) names.push_back("--no-" + spec.name);
+}
+
 /// Adds one option per spec to `app`. `apply(name, text)` receives each given value after it was checked
 /// (parse_param). `prefix` starts every help line ("megakernel").
 inline void add_param_options(CLI::App& app, const std::vector<ParamSpec>& specs, const std::string& prefix,

@@ -386,10 +386,8 @@ void check_bench_mode(const CLI::App& cmd, bool gibbs) {
   std::vector<std::string> gibbs_only = {"--block", "--padding", "--sweeps", "--sweep-blocks"};
   if (const LatticeWorkloadEntry* g = find_lattice_workload("gibbs"))
     for (const ParamSpec& spec : g->knobs)
-      if (spec.name != "width" && spec.name != "height" && spec.name != "seed") {
-        gibbs_only.push_back("--" + spec.name);
-        if (spec.kind == ParamKind::Bool) gibbs_only.push_back("--no-" + spec.name);
-      }
+      if (spec.name != "width" && spec.name != "height" && spec.name != "seed")
+        append_param_option_names(spec, gibbs_only);
   std::vector<std::string> patch_only = {"--scene", "--paths-per-pixel", "--spp", "--wave-size", "--priority",
                                          "--noise-threshold"};
   if (!gibbs)  // the gibbs bench takes the lattice's size and seed from these
@@ -397,27 +395,21 @@ void check_bench_mode(const CLI::App& cmd, bool gibbs) {
   std::vector<std::string> strand_only = {"--grid", "--size", "--sweep", "--sweep-max-threads", "--record-finish-order"};
   if (!gibbs) strand_only.push_back("--out-prefix");  // the gibbs bench's --sweep-blocks writes P.csv
   std::vector<std::string> knobs;  // the scheduling strategies' knobs, read by the path tracer's and the strand bench
-  for (const ParamSpec& spec : strand_params().specs()) {
-    if (find_param(patch_strategy_knobs(), spec.name)) continue;
-    strand_only.push_back("--" + spec.name);
-    if (spec.kind == ParamKind::Bool) strand_only.push_back("--no-" + spec.name);
-  }
-  for (const ParamSpec& spec : patch_strategy_knobs()) {
-    knobs.push_back("--" + spec.name);
-    if (spec.kind == ParamKind::Bool) knobs.push_back("--no-" + spec.name);
-  }
+  for (const ParamSpec& spec : strand_params().specs())
+    if (!find_param(patch_strategy_knobs(), spec.name)) append_param_option_names(spec, strand_only);
+  for (const ParamSpec& spec : patch_strategy_knobs()) append_param_option_names(spec, knobs);
+  const auto given = [&cmd](const std::string& name) { return cmd.get_option_no_throw(name) && cmd.count(name) > 0; };
   if (gibbs) {
     for (const std::vector<std::string>* list : {&patch_only, &strand_only, &knobs})
       for (const std::string& name : *list)
-        if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+        if (given(name))
           throw InputError("", name, "is not an option of the gibbs bench (--workload gibbs); see bench --help");
     return;
   }
   for (const std::string& name : gibbs_only)
-    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
-      throw InputError("", name, "belongs to the gibbs bench: give --workload gibbs");
+    if (given(name)) throw InputError("", name, "belongs to the gibbs bench: give --workload gibbs");
   for (const std::string& name : strands ? patch_only : strand_only)
-    if (cmd.get_option_no_throw(name) && cmd.count(name) > 0)
+    if (given(name))
       throw InputError("", name,
                        strands ? "is an option of the path tracer's bench, not of the strand bench (--workload)"
                                : "belongs to the strand bench: give --workload too");
