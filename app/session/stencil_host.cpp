@@ -8,10 +8,10 @@
 
 namespace mv {
 
-uint64_t stencil_cpu_host_bytes(int n) { return uint64_t(n) * uint64_t(n) * 2 * sizeof(float); }
-
 void check_stencil_host_memory(int n, const std::string& option) {
-  cli::check_host_memory(stencil_cpu_host_bytes(n), option, fmt::format("the {0}x{0} grid on the CPU", n));
+  const uint64_t field_copies = 2;
+  cli::check_host_memory(uint64_t(n) * uint64_t(n) * field_copies * sizeof(float), option,
+                         fmt::format("the {0}x{0} grid on the CPU", n));
 }
 
 }  // namespace mv

@@ -245,9 +245,9 @@ uint64_t StencilRun::advance(double budget_ms) {
     spent = run_timed(1).total_ms;
     done = 1;
   }
-  if (done < most && (done == 0 || ms_per_iteration_ > 0.0)) {
-    const double fits = ms_per_iteration_ > 0.0 ? (budget_ms - spent) / ms_per_iteration_ : 1.0;
-    const uint64_t k = uint64_t(std::clamp(std::floor(fits), done == 0 ? 1.0 : 0.0, double(most - done)));
+  if (done < most && ms_per_iteration_ > 0.0) {  // at least one iteration per frame
+    const double fits = std::floor((budget_ms - spent) / ms_per_iteration_);
+    const uint64_t k = uint64_t(std::clamp(fits, done == 0 ? 1.0 : 0.0, double(most - done)));
     if (k > 0) run_timed(k);
     done += k;
   }

@@ -43,10 +43,9 @@ const std::vector<StrategyInfo>& stencil_strategies();
 /// CUDA devices present (0 without a usable driver).
 int stencil_gpu_count();
 
-/// Host bytes of the CPU reference's n × n grid: two copies of the field (halos aside).
-uint64_t stencil_cpu_host_bytes(int n);
-/// Throws InputError naming `option` (e.g. "--size") when the CPU reference's n × n grid needs more than half
-/// the available host memory (app/cli/cli_validate.h check_host_memory: $MEGAVIEW_HOST_MEMORY caps it).
+/// Throws InputError naming `option` (e.g. "--size") when the CPU reference's n × n grid (two copies of the
+/// field, halos aside) needs more than half the available host memory (app/cli/cli_validate.h
+/// check_host_memory: $MEGAVIEW_HOST_MEMORY caps it).
 void check_stencil_host_memory(int n, const std::string& option);
 
 /// The GPU's peak DRAM bandwidth in GB/s from cudaDeviceProp (memory clock × bus width × 2), 0 without one.
