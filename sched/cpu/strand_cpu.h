@@ -221,7 +221,8 @@ class CpuParallelStrands final : public StrandStrategy<W> {
     std::atomic<uint64_t> blocks_done{0}, finished_in_step{0};
     const std::thread::id caller = std::this_thread::get_id();
     auto last_report = std::chrono::steady_clock::now();
-    auto done_within = [&](uint64_t k, double block_fraction) {  // during super-step k + 1
+    // Work done after k super-steps and `block_fraction` of the blocks of super-step k + 1.
+    auto done_within = [&](uint64_t k, double block_fraction) {
       if (!bound) return finished + finished_in_step.load(std::memory_order_relaxed);
       const uint64_t active_now = n - finished;
       return finished * bound + active_now * k + static_cast<uint64_t>(block_fraction * static_cast<double>(active_now));
@@ -255,7 +256,7 @@ class CpuParallelStrands final : public StrandStrategy<W> {
         finished = n - active_now;
         finished_in_step = 0;
         blocks_done = 0;
-        s.on_progress(std::min(bound ? finished * bound + active_now * super_steps : finished, total), total);
+        s.on_progress(std::min(done_within(super_steps, 0.0), total), total);
         last_report = std::chrono::steady_clock::now();
       }
     }

@@ -150,7 +150,8 @@ template <class Rule>
 void checkerboard_sweeps_cpu(const Rule& rule, uint8_t* x, int width, int height, uint32_t seed, uint32_t first_sweep,
                              uint32_t sweeps) {
   for (uint32_t s = first_sweep; s != first_sweep + sweeps; ++s)
-    for (int colour = 0; colour < 2; ++colour) checkerboard_half_sweep_rows_cpu(rule, x, width, height, seed, s, colour, 0, height);
+    for (int colour = 0; colour < 2; ++colour)
+      checkerboard_half_sweep_rows_cpu(rule, x, width, height, seed, s, colour, 0, height);
 }
 
 }  // namespace mv
