@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -586,11 +585,8 @@ TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.err;
   if (s < 5.0) GTEST_SKIP() << "the run took " << s << " s: its warm-up was too short for a progress line (after 2 s)";
-  bool within = false;  // a line "gibbs gibbs-cpu 32x32:  NN.N%, …" with NN.N below the warm-up's 50 %
-  const std::string what = "gibbs gibbs-cpu 32x32: ";
-  for (size_t at = r.err.find(what); at != std::string::npos; at = r.err.find(what, at + 1))
-    if (std::strtod(r.err.c_str() + at + what.size(), nullptr) < 50.0) within = true;
-  EXPECT_TRUE(within) << r.err;
+  // a line "gibbs gibbs-cpu 32x32:  NN.N%, …" with NN.N below the warm-up's 50 %
+  EXPECT_LT(test::least_progress_percent(r.err, "gibbs gibbs-cpu 32x32: "), 50.0) << r.err;
 }
 
 TEST(Gibbs, ACpuFrameOfALargeLatticeStaysWithinItsBudget) {

@@ -84,6 +84,15 @@ inline CliResult run_megaview(const TempDir& dir, const std::string& args, const
   return r;
 }
 
+/// The smallest percentage of the progress lines "<label>NN.N%, …" in `err` (app/cli/progress.h), or +inf
+/// when there is none: below 100 means a line came while the job was still running.
+inline double least_progress_percent(const std::string& err, const std::string& label) {
+  double least = HUGE_VAL;
+  for (size_t at = err.find(label); at != std::string::npos; at = err.find(label, at + 1))
+    least = std::min(least, std::strtod(err.c_str() + at + label.size(), nullptr));
+  return least;
+}
+
 /// A closed enclosure seen from inside, every wall diffuse with albedo `a` and emission `e`:
 /// the radiance everywhere is e / (1 - a) (the white-furnace test). `quads` builds it from six
 /// inward-facing emissive quads (exercising next-event estimation); otherwise from one Box.
