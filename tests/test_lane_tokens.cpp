@@ -47,23 +47,6 @@ TEST(LaneTokens, SpawnAndReleaseRules) {
   EXPECT_EQ(lane_token_release(true, true), TokenRelease::Drop);
 }
 
-// MegakernelSettings::lane_bands: 0 spawns only at or above the window's first band (the task leads the
-// queue), B also up to B bands below it; before the window opens every band may spawn.
-TEST(LaneTokens, SpawnWithinLaneBandsOfTheLead) {
-  EXPECT_TRUE(lane_band_may_spawn(500, 510, 0));  // above the window's first band
-  EXPECT_TRUE(lane_band_may_spawn(510, 510, 0));
-  EXPECT_FALSE(lane_band_may_spawn(511, 510, 0));
-  EXPECT_TRUE(lane_band_may_spawn(514, 510, 4));
-  EXPECT_FALSE(lane_band_may_spawn(515, 510, 4));
-  EXPECT_TRUE(lane_band_may_spawn(540, 510, 30));
-  EXPECT_FALSE(lane_band_may_spawn(541, 510, 30));
-  EXPECT_TRUE(lane_band_may_spawn(2047, kNoBand, 0));
-  EXPECT_TRUE(lane_band_may_spawn(0, kNoBand, 30));
-  // lane_bands 0 is the leader rule: band ≤ cur.
-  for (uint32_t band : {0u, 3u, 100u, 2047u})
-    for (uint32_t cur : {0u, 3u, 100u, 2047u}) EXPECT_EQ(lane_band_may_spawn(band, cur, 0), band <= cur);
-}
-
 TEST(LaneTokens, SecondaryEntriesCarryTheirTask) {
   for (uint32_t t : {0u, 1u, 12345u, kSecondaryEntry - 1u}) {
     EXPECT_FALSE(entry_is_secondary(t)) << t;

@@ -10,10 +10,9 @@
 //  - The primary token behaves exactly as the task's one token under D = 1: its holder runs the task and,
 //    when it stops, re-enqueues it into its band or, if it is finished, ends it (live − 1). So a task is
 //    never lost and never waits longer than under D = 1, whatever happens to its secondary tokens.
-//  - spawn: a warp that just ran a batch of a task whose band is within B bands of the window's first band
-//    (lane_band_may_spawn; B = MegakernelSettings::lane_bands, 0: the task leads the queue, the greedy
-//    order's next pick) adds a secondary entry while the task has fewer than D − 1 (lane_token_may_spawn);
-//    an idle warp claims it and runs the task beside the first.
+//  - spawn: a warp that just ran a batch of a task that still leads the queue (the greedy order's next
+//    pick) adds a secondary entry while the task has fewer than D − 1 (lane_token_may_spawn); an idle warp
+//    claims it and runs the task beside the first.
 //  - A secondary holder runs the task while it stays (the same rule as the primary's) and then drops its
 //    token (extra − 1), finished or not: it only ever helps. A secondary entry that waits in a ring the
 //    window has moved past runs late; that costs concurrency, not the task.
@@ -24,7 +23,6 @@
 #include <cstdint>
 
 #include "base/common.h"
-#include "sched/megakernel/priority_table.h"
 
 namespace mv {
 
@@ -44,15 +42,6 @@ MV_HD MV_INLINE bool entry_is_secondary(uint32_t entry) { return (entry & kSecon
 /// Whether a task with `extra` secondary tokens may get one more under `lanes` = D concurrent executions
 /// at most (D ≥ 1; D = 1: never).
 MV_HD MV_INLINE bool lane_token_may_spawn(uint32_t extra, uint32_t lanes) { return extra + 1u < lanes; }
-
-/// Whether a task whose priority band is `band` (priority_band, 0 the most urgent) is near enough the lead
-/// to spawn a secondary token: band ≤ cur + lane_bands, `cur` the window's first band (kNoBand: no window
-/// yet, every band qualifies) and lane_bands in [0, 30] (four bands an octave; 0: only a task that leads
-/// the queue, leads_the_queue of sched/megakernel/megakernel_workers.cuh). The caller also requires that no
-/// urgent task waits.
-MV_HD MV_INLINE bool lane_band_may_spawn(uint32_t band, uint32_t cur, uint32_t lane_bands) {
-  return cur == kNoBand || band <= cur + lane_bands;
-}
 
 /// What a warp that stops running a task does with its token (see the file comment).
 enum class TokenRelease : uint32_t {

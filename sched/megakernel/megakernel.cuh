@@ -191,7 +191,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     sp.lane_spawns = lane_spawns_.data();
     sp.lane_extra_cap = lane_extra_cap_;
     sp.lane_lock = lane_lock_.data();
-    sp.lane_bands = shared_ ? settings_.lane_bands : 0u;
     sp.far_drain_batches = shared_ ? static_cast<unsigned long long>(settings_.far_drain) * worker_warps_ : 0ull;
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();

@@ -94,12 +94,6 @@ struct MegakernelSettings {
   /// so the window is never starved). On caustic under `neyman` with D = 4 (docs/perf.md): 0 stalled
   /// 0.8–1.1× uniform's time in 4 of 9 runs, 10 at most 0.22×, 25 up to 0.31×, 4 at most 0.19×.
   uint32_t far_drain = 10;
-  /// `buckets` with patch_lanes > 1: a task spawns secondary tokens while its priority's band is within
-  /// this many bands (four an octave) of the window's first band, [0, 30]; 0: only while it leads the queue
-  /// (sched/megakernel/lane_tokens.h lane_band_may_spawn). A scene's error can sit in more hot patches than
-  /// lead at once (on `caustic` the Neyman allocation puts more than 300 spp on about 100 patches); with 0
-  /// the others run one warp at a time.
-  uint32_t lane_bands = 0;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -213,11 +207,6 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "warp (0: only when the window is empty, as with one lane)",
                      "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
           &M::far_drain);
-    t.add(make_param("lane-bands", K::Int, 0, 30,
-                     "with patch lanes > 1: a task adds entries of itself while its band is within this many bands (four "
-                     "an octave) of the most urgent waiting band (0: only while it leads the queue)",
-                     "sched/megakernel/lane_tokens.h", buckets, kParamAdvanced),
-          &M::lane_bands);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",

@@ -89,7 +89,6 @@ struct SliceParams {
   uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] secondary tokens (lane_tokens.h)
   int* lane_extra_sum = nullptr;         ///< kBucketsShared: Σ lane_extra (extra queue entries and executions)
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
-  uint32_t lane_bands = 0;               ///< kBucketsShared: MegakernelSettings::lane_bands (lane_band_may_spawn)
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
   /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain, far_drain_due): MegakernelSettings::far_drain
@@ -258,18 +257,6 @@ __device__ MV_INLINE bool stays_leading(const QueueView& q, const SliceParams& s
   else return sp.stay_leading && leads_the_queue(q, p);
 }
 
-/// kBucketsShared: leads_the_queue(q, p), and in `near` whether a task whose priority is now p may spawn a
-/// secondary token: no urgent task waits and p's band is within lane_bands bands of the window's first
-/// band (lane_band_may_spawn; lane_bands 0: near = leads). One lane; the same two relaxed loads.
-__device__ MV_INLINE bool leads_or_near(const QueueView& q, float p, uint32_t lane_bands, bool& near) {
-  near = false;
-  if (p >= kUrgentPriority || DeviceAtomic<int>(q.ctl[0].avail).load(cuda::memory_order_relaxed) > 0) return false;
-  const uint32_t band = priority_band(p);
-  const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
-  near = lane_band_may_spawn(band, cur, lane_bands);
-  return band <= cur;
-}
-
 /// kBucketsShared: one more secondary token of `task` (a secondary queue entry, which an idle warp claims
 /// and runs beside this one) if it has fewer than patch_lanes − 1 (lane_token_may_spawn) and all tasks
 /// together fewer than lane_extra_cap, so that no ring can hold more entries than its capacity (one lane).
@@ -285,9 +272,9 @@ __device__ MV_INLINE void spawn_lane(const QueueView& q, const SliceParams& sp, 
   while (lane_token_may_spawn(e, sp.patch_lanes)) {
     if (extra.compare_exchange_weak(e, e + 1u, cuda::memory_order_relaxed)) {
       atomicAdd(sp.lane_spawns, 1ull);
-      // The entry joins the window's first band (bucket_ring; a task lane_bands below the lead: its own
-      // band's ring) without moving the window up: a window moved up to its band would stop every other
-      // leading task (leads_the_queue) and send the idle warps after this one entry.
+      // The entry joins the window's first band (bucket_ring) without moving the window up: a window moved
+      // up to its band would stop every other leading task (leads_the_queue) and send the idle warps after
+      // this one entry.
       const uint32_t entry = secondary_entry(task);
       const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
       if (cur == kNoBand || q.rings < 3) enqueue_ranked(q, sp, entry, p);
@@ -408,8 +395,7 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     __syncwarp();
     // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
     // stay_leading) leads the queue (an aged claim runs once: it served the fullest ring, not the most
-    // urgent one). kBucketsShared: a task that leads the queue, or is within lane_bands bands of its lead,
-    // also spawns another token (spawn_lane).
+    // urgent one). kBucketsShared: a task that leads the queue also spawns another token (spawn_lane).
     for (uint32_t runs = 1;; ++runs) {
       if constexpr (Profile) e0 = clock64();
       const uint32_t paths = run_batch<Variant>(v, sp, task);
@@ -429,9 +415,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
         if constexpr (Variant == kBucketsShared) {
           const float p = v.priority[task];
           const bool open = paths != 0 && !v.finished(task);
-          bool near = false;
-          const bool leads = open && leads_or_near(q, p, sp.lane_bands, near);
-          if (open && near) spawn_lane(q, sp, task, p);
+          const bool leads = open && leads_the_queue(q, p);
+          if (leads) spawn_lane(q, sp, task, p);
           again = !aged && runs < sp.band_repeat && open &&
                   (stays_in_claimed_band(q, old_p, p, static_cast<uint32_t>(ring), sp.band_slack) ||
                    (sp.stay_leading && leads));
