@@ -589,6 +589,21 @@ TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
   EXPECT_LT(test::least_progress_percent(r.err, "gibbs gibbs-cpu 32x32: "), 50.0) << r.err;
 }
 
+TEST(GibbsBench, PrintsTheDocumentsFig19BesideOurs) {
+  // The document's table comes with the binary (assets/poisson-ising-fig19.json, embedded at build time):
+  // its H100 best in the table's last column, and each CSV row with the document's three GPUs at the same
+  // configuration (32x4: V100 178.42 ± 0.04, A100 93.302 ± 0.004, H100 69.31 ± 0.026 s).
+  test::TempDir io("gibbs-bench-fig19");
+  const std::string csv = io / "g.csv";
+  const test::CliResult r = test::run_megaview(
+      io, "bench --cpu --workload gibbs --width 64 --height 32 --sweeps 1 --repeat 1 --block 32x4 --csv '" + csv + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("69.310 s (32x4)"), std::string::npos) << r.out;
+  const std::string text = test::slurp(csv);
+  EXPECT_NE(text.find("doc_v100_s,doc_v100_sd,doc_a100_s,doc_a100_sd,doc_h100_s,doc_h100_sd"), std::string::npos) << text;
+  EXPECT_NE(text.find(",178.42,0.04,93.302,0.004,69.31,0.026\n"), std::string::npos) << text;
+}
+
 TEST(Gibbs, ACpuFrameOfALargeLatticeStaysWithinItsBudget) {
   // A 4096 x 4096 sweep takes about a second on 2 cores: a 10 ms frame runs bands of rows of it instead.
   const ParamValues k = {{"width", "4096"}, {"height", "4096"}, {"thinning", "1"}};

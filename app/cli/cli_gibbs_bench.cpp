@@ -3,12 +3,16 @@
 #include "app/cli/progress.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <stdexcept>
+
+#include "assets_embedded.h"
 
 #include "app/cli/cli_params.h"
 #include "app/cli/cli_validate.h"
@@ -28,132 +32,32 @@ constexpr uint64_t kFullSweeps = 500000;
 /// One row of the document's Fig 19: grid configuration ("8x4+6": 8 × 4 threads, 6 ints of padding) and
 /// the time of a full run, mean ± sd over 32 repeats, in s.
 struct DocRow {
-  const char* config;
-  double mean, sd;
-};
-const DocRow kDocV100[] = {
-    {"128x1", 177.71, 0.06},
-    {"64x2", 177.913, 0.027},
-    {"128x2", 177.918, 0.011},
-    {"64x4", 178.374, 0.007},
-    {"32x4", 178.42, 0.04},
-    {"32x2", 178.44, 0.04},
-    {"64x1", 178.570, 0.035},
-    {"32x8", 178.950, 0.015},
-    {"256x1", 179.049, 0.032},
-    {"16x8", 179.660, 0.014},
-    {"16x4", 179.777, 0.018},
-    {"16x16", 180.94, 0.05},
-    {"8x8+6", 181.04, 0.11},
-    {"8x16+6", 181.68, 0.11},
-    {"8x8", 181.94, 0.10},
-    {"8x16", 182.62, 0.11},
-    {"8x32+6", 183.56, 0.07},
-    {"8x32", 184.43, 0.06},
-    {"4x16+2", 185.83, 0.13},
-    {"4x16", 187.29, 0.12},
-    {"4x32+2", 189.424, 0.011},
-    {"32x1", 190.09, 0.10},
-    {"4x32", 190.87, 0.05},
-    {"8x4+6", 191.51, 0.05},
-    {"16x2", 191.772, 0.011},
-    {"4x8+2", 191.884, 0.035},
-    {"8x4", 192.20, 0.07},
-    {"4x64+2", 192.34, 0.07},
-    {"4x8", 192.89, 0.06},
-    {"4x64", 193.58, 0.07},
-    {"2x16", 199.990, 0.032},
-    {"2x128", 212.35, 0.06},
-    {"2x32", 212.78, 0.15},
-    {"2x64", 217.35, 0.04},
-    {"1x32", 249.00, 0.14},
-    {"1x256", 273.85, 0.04},
-    {"1x64", 273.911, 0.023},
-    {"1x128", 274.324, 0.030},
-};
-const DocRow kDocA100[] = {
-    {"32x2", 93.26, 0.06},
-    {"16x8", 93.29, 0.06},
-    {"64x2", 93.2962, 0.0029},
-    {"32x4", 93.302, 0.004},
-    {"16x4", 93.32, 0.07},
-    {"128x2", 93.43, 0.06},
-    {"64x4", 93.44, 0.06},
-    {"64x1", 93.49, 0.06},
-    {"32x8", 93.50, 0.06},
-    {"8x16+6", 93.52, 0.08},
-    {"128x1", 93.5273, 0.0030},
-    {"16x16", 93.55, 0.06},
-    {"8x8+6", 93.68, 0.05},
-    {"8x16", 93.69, 0.06},
-    {"8x32+6", 93.79, 0.05},
-    {"256x1", 93.79, 0.07},
-    {"8x8", 93.93, 0.04},
-    {"8x32", 94.11, 0.06},
-    {"4x16+2", 95.303, 0.005},
-    {"4x32+2", 95.478, 0.010},
-    {"4x64+2", 96.192, 0.008},
-    {"4x16", 96.746, 0.008},
-    {"4x32", 97.11, 0.04},
-    {"4x64", 97.69, 0.06},
-    {"32x1", 102.654, 0.005},
-    {"16x2", 102.67, 0.07},
-    {"2x64", 103.00, 0.06},
-    {"8x4+6", 103.296, 0.010},
-    {"2x32", 103.330, 0.034},
-    {"8x4", 103.823, 0.009},
-    {"2x128", 104.182, 0.031},
-    {"4x8+2", 104.498, 0.016},
-    {"4x8", 105.37, 0.09},
-    {"2x16", 108.359, 0.029},
-    {"1x128", 139.572, 0.029},
-    {"1x256", 139.742, 0.006},
-    {"1x32", 141.34, 0.22},
-    {"1x64", 142.906, 0.031},
-};
-const DocRow kDocH100[] = {
-    {"32x4", 69.310, 0.026},
-    {"64x2", 69.313, 0.017},
-    {"32x2", 69.326, 0.024},
-    {"16x4", 69.374, 0.029},
-    {"64x4", 69.378, 0.008},
-    {"128x2", 69.379, 0.011},
-    {"16x8", 69.387, 0.025},
-    {"64x1", 69.389, 0.017},
-    {"128x1", 69.400, 0.012},
-    {"32x8", 69.417, 0.015},
-    {"256x1", 69.521, 0.015},
-    {"8x8+6", 69.607, 0.035},
-    {"16x16", 69.63, 0.05},
-    {"8x8", 69.681, 0.035},
-    {"8x16+6", 69.68, 0.04},
-    {"8x16", 69.766, 0.030},
-    {"8x32+6", 69.853, 0.022},
-    {"8x32", 69.935, 0.025},
-    {"4x16+2", 70.856, 0.025},
-    {"4x32+2", 70.988, 0.019},
-    {"4x16", 71.180, 0.021},
-    {"4x32", 71.248, 0.016},
-    {"4x64+2", 71.258, 0.015},
-    {"4x64", 71.557, 0.010},
-    {"32x1", 72.674, 0.022},
-    {"16x2", 73.067, 0.026},
-    {"8x4+6", 73.515, 0.034},
-    {"8x4", 73.646, 0.017},
-    {"4x8+2", 74.672, 0.028},
-    {"4x8", 74.981, 0.030},
-    {"2x32", 75.268, 0.015},
-    {"2x64", 75.460, 0.033},
-    {"2x128", 75.744, 0.022},
-    {"2x16", 77.828, 0.035},
-    {"1x64", 94.574, 0.034},
-    {"1x128", 95.704, 0.032},
-    {"1x32", 95.95, 0.12},
-    {"1x256", 96.28, 0.05},
+  std::string config;
+  double mean = 0.0, sd = 0.0;
 };
 
-template <size_t N>
-const DocRow* doc_find(const DocRow (&rows)[N], const std::string& config) {
+/// The document's Fig 19 for its three GPUs, each list fastest first: assets/poisson-ising-fig19.json,
+/// embedded in the binary at build time (tools/embed_files.py).
+struct DocTable {
+  std::vector<DocRow> v100, a100, h100;
+};
+
+const DocTable& doc_table() {
+  static const DocTable table = [] {
+    const char* text = assets::find("poisson-ising-fig19.json");
+    if (!text) throw std::logic_error("the binary was built without assets/poisson-ising-fig19.json");
+    const nlohmann::json j = nlohmann::json::parse(text);
+    auto rows = [&j](const char* gpu) {
+      std::vector<DocRow> v;
+      for (const nlohmann::json& r : j.at(gpu)) v.push_back({r.at(0).get<std::string>(), r.at(1).get<double>(), r.at(2).get<double>()});
+      return v;
+    };
+    return DocTable{rows("V100"), rows("A100"), rows("H100")};
+  }();
+  return table;
+}
+
+const DocRow* doc_find(const std::vector<DocRow>& rows, const std::string& config) {
   for (const DocRow& r : rows)
     if (config == r.config) return &r;
   return nullptr;
@@ -171,10 +75,10 @@ struct Shape {
 /// Every grid configuration of Fig 19 (widths 4 and 8 with and without padding).
 std::vector<Shape> doc_shapes() {
   std::vector<Shape> v;
-  for (const DocRow& r : kDocH100) {
+  for (const DocRow& r : doc_table().h100) {
     Shape s;
-    std::sscanf(r.config, "%dx%d", &s.w, &s.h);
-    s.pad = std::string(r.config).find('+') != std::string::npos;
+    std::sscanf(r.config.c_str(), "%dx%d", &s.w, &s.h);
+    s.pad = r.config.find('+') != std::string::npos;
     v.push_back(s);
   }
   return v;
@@ -252,7 +156,8 @@ std::string csv_header() {
 
 std::string doc_cells(const std::string& config) {
   std::string t;
-  for (const DocRow* r : {doc_find(kDocV100, config), doc_find(kDocA100, config), doc_find(kDocH100, config)})
+  const DocTable& doc = doc_table();
+  for (const DocRow* r : {doc_find(doc.v100, config), doc_find(doc.a100, config), doc_find(doc.h100, config)})
     t += r ? fmt::format(",{},{}", r->mean, r->sd) : ",,";
   return t;
 }
@@ -378,11 +283,13 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
   if (!g.sweep_blocks) {
     fmt::print("{:<17} {:>9} {:>12} {:>14} {:>12} {:>10} {:>16}\n", "strategy", "block", "median ms",
                extrapolated ? "s/full run*" : "s/full run", "us/sweep", "updates/ns", "doc H100 best");
+    const DocRow& best = doc_table().h100.front();
+    const std::string doc_best = fmt::format("{:.3f} s ({})", best.mean, best.config);
     for (const std::string& s : strategies) {
       const Stats t = stats(time_runs(run, s, shape, sweeps, repeat));
       const double us = t.median * 1000.0 / sweeps;
       fmt::print("{:<17} {:>9} {:>12.3f} {:>14.3f} {:>12.3f} {:>10.1f} {:>16}\n", s, shape.config(), t.median,
-                 us * kFullSweeps * 1e-6, us, sites / (us * 1000.0), "69.310 s (32x4)");
+                 us * kFullSweeps * 1e-6, us, sites / (us * 1000.0), doc_best);
       std::fflush(stdout);
       row_csv(s, shape, t);
     }
@@ -420,8 +327,8 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
     std::vector<double> ours, docs;
     for (size_t i = 0; i < sorted.size(); ++i) {
       const std::string cfg = sorted[i].sh.config();
-      const DocRow* d = doc_find(kDocH100, cfg);
-      const DocRow& dr = kDocH100[i];
+      const DocRow* d = doc_find(doc_table().h100, cfg);
+      const DocRow& dr = doc_table().h100[i];
       fmt::print("{:>4} {:>9} {:>22} {:>20}   {:>9} {:>18}\n", i + 1, cfg,
                  fmt::format("{:.4f} ± {:.4f}", sorted[i].full.mean, sorted[i].full.sd),
                  d ? fmt::format("{:.3f}", d->mean) : "-", dr.config, fmt::format("{:.3f} ± {:.3f}", dr.mean, dr.sd));
@@ -433,7 +340,7 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
     const double spread_ours = sorted.back().full.mean / sorted.front().full.mean - 1.0;
     fmt::print("spread (slowest / fastest − 1): ours {:.1f} %, document's H100 {:.1f} %; Spearman rank correlation of "
                "the orderings {:.3f}\n",
-               100 * spread_ours, 100 * (kDocH100[37].mean / kDocH100[0].mean - 1.0), spearman(ours, docs));
+               100 * spread_ours, 100 * (doc_table().h100.back().mean / doc_table().h100.front().mean - 1.0), spearman(ours, docs));
     std::fflush(stdout);
   }
   write_new_text_file(csv_path, csv);

@@ -58,7 +58,7 @@ GlTexture make_rgba8_texture(int width, int height);
 /// An empty vertex array object (the display quad is generated from gl_VertexID).
 GlVertexArray make_vertex_array();
 /// Compiles and links the embedded shaders `vertex_name` and `fragment_name` (shaders/, embedded by
-/// tools/embed_shaders.py). Throws std::runtime_error with the GL info log on failure.
+/// tools/embed_files.py). Throws std::runtime_error with the GL info log on failure.
 GlProgram build_program(const char* vertex_name, const char* fragment_name);
 
 }  // namespace mv::gui
