@@ -49,13 +49,13 @@ std::string reason(const std::map<std::string, std::string>& reasons, const std:
 std::vector<CatalogueEntry> build() {
   std::vector<CatalogueEntry> v;
   const auto& strands = find_strand_workload("mandelbrot").strategies;  // every strand workload has the same
-  for (const StrategyInfo& i : strands) v.push_back({i, "", ""});
+  for (const StrategyInfo& i : strands) v.push_back({i, "", "", "", ""});
   for (const auto& e : patch_strategies().entries()) {
     CatalogueEntry* same = nullptr;
     for (CatalogueEntry& c : v)
       if (c.info.name == e.info.name) same = &c;
     if (!same) {
-      v.push_back({e.info, "", reason(strand_reasons(), e.info.name, "strand programs")});
+      v.push_back({e.info, "", reason(strand_reasons(), e.info.name, "strand programs"), "", ""});
       continue;
     }
     if (same->info.section != e.info.section || same->info.side != e.info.side)
