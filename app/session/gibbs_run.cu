@@ -257,7 +257,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kAhead : kCpu;
+  strategy_ = gpu_ ? kResident : kCpu;
   start();
 }
 
