@@ -504,8 +504,8 @@ ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int ta
   return p;
 }
 
-/// `n` sweeps from `first` under sweep_strips_resident_kernel<Rule> (plan `plan`, blocks of bw × bh), the exchange
-/// buffer cleared before each launch. Returns false, running nothing, where the plan does not apply.
+/// `n` sweeps from `first` under sweep_strips_resident_kernel<Rule> in blocks of bw × bh (resident_plan's bands), the
+/// exchange buffer cleared before each launch. Returns false, running nothing, where the kernel does not apply.
 template <class Rule>
 bool launch_strips_resident(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n,
                             int bw, int bh, int table_bytes, DeviceBuffer<unsigned long long>& exchange) {

@@ -440,13 +440,16 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// half-sweep h + 1 from b + 1's thread of that group; that thread writes it after its draw of h + 1, which
 /// reads (and its stored values depend on) the word of h. So a word is read before it is overwritten, two
 /// consecutive words of a slot differ in their tags (h and h + 2), and the cleared buffer's zero tag is never
-/// a half-sweep's. Blocks may drift apart by a half-sweep per band; co-residency (a cooperative launch, at most
-/// gridDim.x resident blocks) keeps the spinning from deadlocking. `exchange` must be zero at the launch's start.
+/// a half-sweep's. Neighbouring blocks drift apart by at most one half-sweep; co-residency (a cooperative launch:
+/// all gridDim.x blocks resident at once) keeps the spinning from deadlocking. The lattice x is read (the band, and
+/// the first half-sweep's halo) before a block's second half-sweep ends and written (the band) after its last, and a
+/// block's second half-sweep waits for its neighbours' first, so a neighbour's halo read precedes the band's store.
+/// `exchange` must be zero at the launch's start.
 ///
 /// Each thread's first strip's random words of the next half-sweep are computed before the block barrier, while
 /// the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
-/// the half-sweep. In a strip at the band's first (last) row, the rows that need no halo are drawn first, while
-/// the halo's load is in flight. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
+/// the half-sweep. A strip draws its rows 1 and 2, which never need a halo, first, while the halo's load is in
+/// flight, then row 0 and row 3. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
 /// multiple of 8; any height; any block of at most 4096 / R threads; lattice_strips_resident_smem bytes of
 /// dynamic shared memory.
 template <class Rule, int R = kLatticeStripRows>
