@@ -1,5 +1,6 @@
 // The Poisson-Ising Gibbs sampler on the GPU: the counter-RNG kernels (gibbs-deep with several tile and
-// launch shapes, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips and gibbs-ahead with several block shapes) give the CPU
+// launch shapes, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips, gibbs-ahead and gibbs-resident with several block
+// shapes) give the CPU
 // reference's bits; gibbs-blog (its
 // own roundings) gives the same law; switching strategy keeps the chain; an image λ map (λ per site) gives
 // the CPU's bits too. Skips without a GPU.
@@ -41,7 +42,8 @@ std::vector<uint8_t> cpu_state(const ParamValues& k, uint64_t sweeps) {
   return cpu.state();
 }
 
-/// gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips and gibbs-ahead (13 sweeps, the persistent ones in two runs)
+/// gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips, gibbs-ahead and gibbs-resident (13 sweeps, the persistent
+/// ones in two runs)
 /// give `want`
 /// at block bw × bh.
 void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<uint8_t>& want, int bw, int bh,
@@ -51,7 +53,8 @@ void expect_groups_and_persistent_give(const ParamValues& k, const std::vector<u
   g.set_strategy("gibbs-groups");
   g.run_sweeps(13);
   EXPECT_EQ(g.state(), want) << "gibbs-groups " << what << " block " << bw << "x" << bh;
-  for (const char* strategy : {"gibbs-persistent", "gibbs-window", "gibbs-strips", "gibbs-ahead"}) {  // 13 sweeps in two launches
+  for (const char* strategy :
+       {"gibbs-persistent", "gibbs-window", "gibbs-strips", "gibbs-ahead", "gibbs-resident"}) {  // 13 sweeps in two launches
     GibbsRun q(k, true);
     set_block(q, bw, bh);
     q.set_strategy(strategy);
@@ -172,6 +175,33 @@ TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
     s.run_sweeps(30);
     EXPECT_EQ(s.state(), want) << "gibbs-ahead block " << bw << "x" << bh;
   }
+  // gibbs-resident (a band of 16 rows per block at 32 × 32: 128 bands, the edge rows exchanged 60 times) at the
+  // same shapes; at 3 × 5 a thread has many strips of its band. 30 sweeps in launches of 1, 2, 3 and 24 sweeps:
+  // each launch loads and stores the bands, and the first half-sweep of a launch reads its halo from the lattice.
+  for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}, std::pair{3, 5}}) {
+    GibbsRun s({}, true);
+    set_block(s, bw, bh);
+    s.set_strategy("gibbs-resident");
+    for (uint64_t n : {1u, 2u, 3u, 24u}) s.run_sweeps(n);
+    EXPECT_EQ(s.state(), want) << "gibbs-resident block " << bw << "x" << bh;
+  }
+}
+
+TEST(GibbsGpu, ResidentKernelWhereTheBandDoesNotFitRunsTheAheadKernel) {
+  // 8192 × 1024: 256 strip rows over the SMs, 2 strip rows (8 rows of 8 KiB) per band and 64 KiB of words: it fits.
+  // 8192 × 8192: 16 strip rows per band on 128 SMs, 512 KiB: it does not, and gibbs-ahead's kernel runs (the same
+  // bits as gibbs-persistent either way).
+  MV_GIBBS_REQUIRE_GPU();
+  for (auto [w, h] : {std::pair{"8192", "1024"}, std::pair{"8192", "8192"}}) {
+    ParamValues k = {{"width", w}, {"height", h}, {"seed", "5"}};
+    GibbsRun p(k, true);
+    p.set_strategy("gibbs-persistent");
+    p.run_sweeps(3);
+    GibbsRun r(k, true);
+    r.set_strategy("gibbs-resident");
+    r.run_sweeps(3);
+    EXPECT_EQ(r.state(), p.state()) << w << "x" << h;
+  }
 }
 
 TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {
@@ -186,7 +216,7 @@ TEST(GibbsGpu, StripKernelWithATableOver48KiBRunsTheWindowKernel) {
 TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   MV_GIBBS_REQUIRE_GPU();
   const ParamValues k = knobs("64", "32");
-  const std::vector<uint8_t> want = cpu_state(k, 15);
+  const std::vector<uint8_t> want = cpu_state(k, 17);
   GibbsRun g(k, true);
   g.set_strategy("gibbs-deep");
   g.run_sweeps(5);
@@ -202,7 +232,11 @@ TEST(GibbsGpu, SwitchingStrategyKeepsTheChain) {
   g.run_sweeps(1);
   g.set_strategy("gibbs-ahead");
   g.run_sweeps(1);
-  EXPECT_EQ(g.steps(), 15u);
+  g.set_strategy("gibbs-resident");
+  g.run_sweeps(1);
+  g.set_strategy("gibbs-ahead");
+  g.run_sweeps(1);
+  EXPECT_EQ(g.steps(), 17u);
   EXPECT_EQ(g.state(), want);
 }
 
@@ -240,7 +274,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   // The viewer's frame: advance for a 16 ms budget, then the sample view as RGBA. At the benchmark's
   // configuration (2048², the default knobs) a frame must take well under 33 ms (30 fps).
   GibbsRun g({}, true);
-  EXPECT_EQ(g.strategy(), "gibbs-ahead");
+  EXPECT_EQ(g.strategy(), "gibbs-resident");
   std::vector<uint32_t> rgba;
   uint32_t w = 0, h = 0;
   g.advance(16.0);  // warm-up: the first advance measures the rate
@@ -259,7 +293,7 @@ TEST(GibbsGpu, LiveRunAt2048SquaredKeepsUpWithTheViewer) {
   EXPECT_LT(ms, 33.0);
   const nlohmann::json r = g.report();
   EXPECT_GT(r["site_updates_per_ns"].get<double>(), 1.0);
-  EXPECT_EQ(r["strategy"], "gibbs-ahead");
+  EXPECT_EQ(r["strategy"], "gibbs-resident");
 }
 
 }  // namespace

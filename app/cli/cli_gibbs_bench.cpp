@@ -254,7 +254,7 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
   std::vector<std::string> strategies = g.strategies;
   if (strategies.empty())
     strategies = g.sweep_blocks ? std::vector<std::string>{"gibbs-blog"}
-                 : gpu          ? std::vector<std::string>{"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-window", "gibbs-strips", "gibbs-ahead", "gibbs-blog"}
+                 : gpu          ? std::vector<std::string>{"gibbs-deep", "gibbs-groups", "gibbs-persistent", "gibbs-window", "gibbs-strips", "gibbs-ahead", "gibbs-resident", "gibbs-blog"}
                                 : std::vector<std::string>{"gibbs-cpu"};
   for (const std::string& s : strategies) run.set_strategy(s);  // names checked up front
   const GibbsSettings& st = run.settings();

@@ -22,7 +22,8 @@ namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";
 
-enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5, kStrips = 6, kAhead = 7 };
+enum StrategyId : size_t { kDeep = 0, kGroups = 1, kPersistent = 2, kBlog = 3, kCpu = 4, kWindow = 5, kStrips = 6, kAhead = 7,
+                        kResident = 8 };
 const std::vector<std::string>& all_strategy_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
@@ -58,6 +59,12 @@ const std::vector<StrategyInfo>& gibbs_strategies() {
       {"gibbs-ahead",
        "GPU: gibbs-strips with each half-sweep's random numbers, but its first row's, computed during the grid "
        "barrier before it, a strip's rows loaded before its stores; the same chain",
+       beyond, Side::Device},
+      {"gibbs-resident",
+       "GPU: gibbs-ahead with each block's band of rows resident in shared memory for the whole launch, no grid "
+       "barrier: a band's edge rows go through tagged global words, each edge strip waits only for its neighbour's; "
+       "the same chain (where a band does not fit shared memory or the SMs, or the window table exceeds 48 KiB: "
+       "gibbs-ahead's kernel)",
        beyond, Side::Device},
   };
   return v;
@@ -215,6 +222,7 @@ struct GibbsRun::Device {
   DeviceBuffer<uint8_t> xmax, site_ids, x, x2;
   DeviceBuffer<uint32_t> sum, rgba;
   DeviceBuffer<int> img, padded;
+  DeviceBuffer<unsigned long long> exchange;  // gibbs-resident: the bands' edge rows
   cudaEvent_t start = nullptr, stop = nullptr;
   Device() {
     MV_CUDA_CHECK(cudaEventCreate(&start));
@@ -249,7 +257,7 @@ GibbsRun::GibbsRun(const ParamValues& knobs, bool gpu) : gpu_(gpu) {
   params_->apply(knobs);
   s_.validate();
   if (gpu_) d_ = std::make_unique<Device>();
-  strategy_ = gpu_ ? kAhead : kCpu;
+  strategy_ = gpu_ ? kResident : kCpu;
   start();
 }
 
@@ -465,6 +473,57 @@ void launch_strips_ahead(const Rule& rule, uint8_t* x, int W, int H, uint32_t se
   launch_cooperative_sweeps(kernel, smem, strip_blocks(W, H, threads), rule, x, W, H, seed, first, n, bw, bh,
                             table_bytes);
 }
+
+/// A launch of sweep_strips_resident_kernel: bands of band_strip_rows strip rows, one block each, with smem
+/// bytes of dynamic shared memory; band_strip_rows 0 where the kernel does not apply (a band over the opt-in
+/// shared memory, or more bands than blocks resident at once).
+struct ResidentPlan {
+  int band_strip_rows = 0, bands = 0;
+  size_t smem = 0;
+};
+
+/// The plan for a W × H lattice in blocks of `threads` with a window table of table_bytes: as many bands as SMs
+/// (fewer where the lattice has fewer strip rows), each a whole number of strip rows.
+ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int table_bytes) {
+  int sms = 0, dev = 0, optin = 0, per_sm = 0;
+  MV_CUDA_CHECK(cudaGetDevice(&dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MV_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const int srows = (H + kLatticeStripRows - 1) / kLatticeStripRows;
+  ResidentPlan p;
+  const int per_band = (srows + sms - 1) / sms;
+  const size_t smem = lattice_strips_resident_smem(table_bytes, threads, per_band, W, kLatticeStripRows);
+  if (smem > static_cast<size_t>(optin)) return p;
+  MV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  const int bands = (srows + per_band - 1) / per_band;
+  if (bands > per_sm * sms) return p;
+  p.band_strip_rows = per_band;
+  p.bands = bands;
+  p.smem = smem;
+  return p;
+}
+
+/// `n` sweeps from `first` under sweep_strips_resident_kernel<Rule> in blocks of bw × bh (resident_plan's bands), the
+/// exchange buffer cleared before each launch. Returns false, running nothing, where the kernel does not apply.
+template <class Rule>
+bool launch_strips_resident(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n,
+                            int bw, int bh, int table_bytes, DeviceBuffer<unsigned long long>& exchange) {
+  const void* kernel = reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule>);
+  const ResidentPlan plan = resident_plan(kernel, W, H, bw * bh, table_bytes);
+  if (plan.band_strip_rows == 0) return false;
+  exchange.resize(lattice_strips_resident_exchange_words(plan.bands, W));
+  unsigned long long* ex = exchange.data();
+  int band_strip_rows = plan.band_strip_rows;
+  for (uint32_t done = 0; done < n;) {
+    const uint32_t chunk = std::min<uint32_t>(n - done, 1024u);
+    exchange.zero();
+    launch_cooperative_sweeps(kernel, plan.smem, plan.bands, rule, x, W, H, seed, first + done, chunk, bw, bh,
+                              table_bytes, band_strip_rows, ex);
+    done += chunk;
+  }
+  return true;
+}
 }  // namespace
 
 template <int NX, bool Site>
@@ -487,11 +546,18 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   } else if (strategy_ == kStrips && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
     launch_strips(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
                   s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
-  } else if (strategy_ == kAhead && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
+  } else if (strategy_ == kResident && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes &&
+             launch_strips_resident(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed,
+                                    first, n, s_.block_width, s_.block_height,
+                                    static_cast<int>(poisson_ising_window_bytes(tables_.X)), d.exchange)) {
+    // gibbs-resident ran
+  } else if ((strategy_ == kAhead || strategy_ == kResident) &&
+             poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
+    // gibbs-resident where its band does not fit: gibbs-ahead
     launch_strips_ahead(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
                         s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
-  } else if (strategy_ == kWindow || strategy_ == kStrips || strategy_ == kAhead) {
-    // gibbs-strips and gibbs-ahead with a table over 48 KiB: gibbs-window
+  } else if (strategy_ == kWindow || strategy_ == kStrips || strategy_ == kAhead || strategy_ == kResident) {
+    // gibbs-strips, gibbs-ahead and gibbs-resident with a table over 48 KiB: gibbs-window
     launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;

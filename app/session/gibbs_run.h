@@ -13,10 +13,13 @@
 // with a thread per strip of 4 rows, the window table in shared memory and per-site table row ids; where
 // the table exceeds 48 KiB, x_max > 11, it runs gibbs-window's kernel), "gibbs-ahead" (gibbs-strips with the
 // random numbers of each half-sweep, but for a strip's first row, computed during the grid barrier before it,
-// and a strip's rows loaded before its stores) and "gibbs-cpu" (the TBB reference). gibbs-deep, gibbs-groups,
-// gibbs-persistent, gibbs-window, gibbs-strips, gibbs-ahead and gibbs-cpu give identical bits for the same
-// seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on gibbs-ahead (the same
-// chain as gibbs-persistent, 1.03× gibbs-strips' speed on the H100, docs/perf.md); a CPU run (no GPU) has
+// and a strip's rows loaded before its stores), "gibbs-resident" (gibbs-ahead with each block's band of rows
+// resident in shared memory for the whole launch and no grid barrier: the bands' edge rows go through tagged
+// words in global memory; where a band does not fit shared memory or the SMs, it runs gibbs-ahead's kernel) and
+// "gibbs-cpu" (the TBB reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips,
+// gibbs-ahead, gibbs-resident and gibbs-cpu give identical bits for the same
+// seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on gibbs-resident (the same
+// chain as gibbs-persistent, 1.09× gibbs-ahead's speed on the H100, docs/perf.md); a CPU run (no GPU) has
 // gibbs-cpu only.
 #pragma once
 
@@ -67,7 +70,8 @@ struct GibbsSettings {
 /// The table of GibbsSettings (base/params.h).
 const ParamTable<GibbsSettings>& gibbs_params();
 /// The gibbs workload's kernels as strategies (sched/strategy_info.h), in GibbsRun::strategies() order:
-/// gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-blog, gibbs-cpu, gibbs-window, gibbs-strips, gibbs-ahead.
+/// gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-blog, gibbs-cpu, gibbs-window, gibbs-strips, gibbs-ahead,
+/// gibbs-resident.
 const std::vector<StrategyInfo>& gibbs_strategies();
 /// The document's shared-memory padding for block width bw (ints per row): 6 at 8, 2 at 4, else 0.
 int gibbs_doc_padding(int block_width);

@@ -19,6 +19,10 @@
 //   Bit-identical to the CPU reference.
 // - sweep_strips_ahead: sweep_strips' update with the next half-sweep's Philox words computed between the arrival
 //   at the grid barrier and the wait (a split barrier), kept in shared memory. Bit-identical to the CPU reference.
+// - sweep_strips_resident: sweep_strips_ahead's update with each block's band of rows resident in shared memory
+//   for the whole launch and no grid barrier: the bands' edge rows go through a global exchange buffer whose
+//   words carry their half-sweep's tag, and a strip at a band's edge waits only for its neighbour's word.
+//   Bit-identical to the CPU reference.
 // - deep_tile: several sweeps per launch (temporal blocking). A block copies its tile and a halo of
 //   depth D = 2n rows (columns: D rounded up to 8) into shared memory and runs 2n half-sweeps there; after
 //   half-sweep h the sites at distance ≥ h+1 from the tile's edge are exact, so the interior is exact
@@ -350,6 +354,209 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_ahead_kernel(Rule rule,
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(h);
     half(std::integral_constant<int, 0>(), sweep, false);
     half(std::integral_constant<int, 1>(), sweep, h + 1 == sweeps);
+  }
+}
+
+/// Tag bits of an exchanged row word (sweep_strips_resident_kernel): every state is below 64, so bits 6 and 7 of
+/// each byte are free; the word of launch-local half-sweep h carries 1 + ⌊h / 2⌋ mod 2 in them (never 0, the
+/// cleared buffer's), which tells it from the word of half-sweep h − 2 in the same slot.
+__device__ __forceinline__ unsigned long long lattice_exchange_tag(int h) {
+  return ((h >> 1) & 1) ? 0x8080808080808080ull : 0x4040404040404040ull;
+}
+
+/// A row word from the exchange buffer (relaxed, at GPU scope, from L2).
+__device__ __forceinline__ unsigned long long lattice_exchange_load(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+}
+
+/// Stores a row word to the exchange buffer (relaxed, at GPU scope).
+__device__ __forceinline__ void lattice_exchange_store(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// The halo word at p once it carries the tag of launch-local half-sweep h (`first`: a load already issued),
+/// without its tag bits. Spins.
+__device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long* p, int h, unsigned long long first) {
+  const unsigned long long tag = lattice_exchange_tag(h);
+  unsigned long long w = first;
+  while ((w & 0xC0C0C0C0C0C0C0C0ull) != tag) w = lattice_exchange_load(p);
+  w &= 0x3F3F3F3F3F3F3F3Full;
+  return make_uint2(static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32));
+}
+
+/// Row J of one strip's half-sweep of colour C from rows already loaded: the sites of parity (C + J) mod 2 of the
+/// 8 columns at `row` (the group of row r, 8gi … 8gi+7), from the rows above and below (`up`, `down`), the row
+/// itself (`mid`), its side bytes at row[−1] and row[8] and the random words b. Returns the new row word.
+template <int C, int J, class Rule>
+__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
+                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
+  constexpr int P = (C + J) & 1;
+  const int c0 = 8 * gi;
+  const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
+  // parity 0's sites need the byte left of the group, parity 1's the byte right of it
+  const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
+  const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
+  uint32_t s0, s1;
+  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
+  int v[4];
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+  uint32_t o0 = mid.x, o1 = mid.y;
+  lattice_merge4_low6(o0, o1, P, v);
+  return make_uint2(o0, o1);
+}
+
+/// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), 16
+/// bytes of random words per row of a strip and thread, then the band of band_strip_rows · R rows of `width`
+/// bytes.
+inline size_t lattice_strips_resident_smem(int table_bytes, int threads, int band_strip_rows, int width,
+                                           int rows = 4) {
+  return lattice_strips_ahead_smem(table_bytes, threads, rows) +
+         static_cast<size_t>(band_strip_rows) * rows * static_cast<size_t>(width);
+}
+
+/// Words of the exchange buffer of sweep_strips_resident_kernel: two slots (half-sweep parity) × bands × 2 rows
+/// (the band's first and last) × width / 8 words of 8 bytes.
+inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
+  return static_cast<size_t>(2) * 2 * static_cast<size_t>(bands) * static_cast<size_t>(width / 8);
+}
+
+/// sweep_strips_ahead_kernel's sweeps with the lattice resident in shared memory and no grid barrier. Block b
+/// owns the band of strip rows b · band_strip_rows … (b + 1) · band_strip_rows − 1 (all columns; gridDim.x bands
+/// cover the lattice): it loads the band into shared memory at the start of the launch, runs every half-sweep
+/// there, and stores it back at the end. The rows above and below the band (its halo) come from the
+/// neighbouring bands: after each half-sweep h (launch-local, 0 … 2·sweeps − 1), the threads whose strips hold the
+/// band's first or last row store that row's words to `exchange` (lattice_strips_resident_exchange_words; slot
+/// h mod 2, relaxed stores at GPU scope), each word with its half-sweep's tag in the free bits 6 and 7 of every
+/// byte (lattice_exchange_tag). In half-sweep h + 1 the strips next to a band edge wait for the word of
+/// their neighbour's row with h's tag (relaxed loads; a word whose bytes do not all carry the tag, stale or
+/// torn, is loaded again): the data are their own flag. The first half-sweep's halo is read from x.
+///
+/// Ordering. Within a block, a block barrier separates the half-sweeps (the strips read their neighbouring
+/// strips' rows in shared memory). Across blocks, slot h mod 2's word at column group gi of band b's last row
+/// is written by b's thread of that group and read only by band b + 1's thread of the same group (its first
+/// row's, symmetrically). b writes that word again only after half-sweep h + 2, which needs the word of
+/// half-sweep h + 1 from b + 1's thread of that group; that thread writes it after its draw of h + 1, which
+/// reads (and its stored values depend on) the word of h. So a word is read before it is overwritten, two
+/// consecutive words of a slot differ in their tags (h and h + 2), and the cleared buffer's zero tag is never
+/// a half-sweep's. Neighbouring blocks drift apart by at most one half-sweep; co-residency (a cooperative launch:
+/// all gridDim.x blocks resident at once) keeps the spinning from deadlocking. The lattice x is read (the band, and
+/// the first half-sweep's halo) before a block's second half-sweep ends and written (the band) after its last, and a
+/// block's second half-sweep waits for its neighbours' first, so a neighbour's halo read precedes the band's store.
+/// `exchange` must be zero at the launch's start.
+///
+/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier, while
+/// the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
+/// the half-sweep. A strip draws its rows 1 and 2, which never need a halo, first, while the halo's load is in
+/// flight, then row 0 and row 3. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
+/// multiple of 8; any height; any block of at most 4096 / R threads; lattice_strips_resident_smem bytes of
+/// dynamic shared memory.
+template <class Rule, int R = kLatticeStripRows>
+__global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule rule, uint8_t* x, int width, int height,
+                                                                     LatticeKeys keys, uint32_t sweep0, int sweeps,
+                                                                     int table_bytes, int band_strip_rows,
+                                                                     unsigned long long* exchange) {
+  static_assert(R == 4, "the row order below assumes strips of 4 rows");
+  extern __shared__ float4 lattice_strip_table[];
+  const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
+  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
+  uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
+  uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + R * nthreads);
+  const int gpr = width / 8, srows = (height + R - 1) / R;
+  const int b = static_cast<int>(blockIdx.x), bands = static_cast<int>(gridDim.x);
+  const int sr_begin = b * band_strip_rows, nsr = min(band_strip_rows, srows - sr_begin);
+  const int r_begin = R * sr_begin, nrows = min(R * nsr, height - r_begin);
+  const int strips = nsr * gpr;
+  // The band in: 8-byte words (width is a multiple of 8).
+  {
+    const uint2* src = reinterpret_cast<const uint2*>(x + static_cast<size_t>(r_begin) * width);
+    uint2* dst = reinterpret_cast<uint2*>(band);
+    for (int i = t; i < nrows * gpr; i += nthreads) dst[i] = src[i];
+  }
+  // The thread's first strip (band-local strip row lsr0, group gi0) and the step to its next (nthreads strips on).
+  const int lsr0 = t / gpr, gi0 = t - lsr0 * gpr, sr_step = nthreads / gpr, gi_step = nthreads - sr_step * gpr;
+  if (t < strips) lattice_strip_words<R, 0>(rule, keys, sweep0, 0u, r_begin + R * lsr0, gpr, gi0, height, ws, nthreads);
+  __syncthreads();
+  const size_t slot_words = static_cast<size_t>(bands) * 2 * gpr;
+  auto half = [&](auto colour, uint32_t sweep, int h) {
+    constexpr int C = decltype(colour)::value;
+    // Slot h mod 2 of the exchange buffer at column group 0 of band 0's first row; the other slot is h − 1's.
+    unsigned long long* const out = exchange + static_cast<size_t>(h & 1) * slot_words;
+    const unsigned long long* const in = exchange + static_cast<size_t>((h + 1) & 1) * slot_words;
+    for (int lsr = lsr0, gi = gi0; lsr < nsr;) {
+      const int r0 = r_begin + R * lsr;
+      uint8_t* row = band + static_cast<size_t>(R * lsr) * width + 8 * gi;
+      if (lsr != lsr0 || gi != gi0)
+        lattice_strip_words<R, 0>(rule, keys, sweep, static_cast<uint32_t>(C), r0, gpr, gi, height, ws, nthreads);
+      // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
+      // first half-sweep, else the exchange buffer) or nothing (beyond the lattice).
+      const bool up_halo = lsr == 0 && r0 > 0, down_halo = lsr + 1 == nsr && r0 + R < height;
+      // The band above's last row and the band below's first row: words b·2·gpr − gpr and (b + 1)·2·gpr.
+      const unsigned long long* const edge = in + static_cast<size_t>(b) * 2 * gpr + gi;
+      unsigned long long up_w = 0, down_w = 0;
+      if (h > 0) {
+        if (up_halo) up_w = lattice_exchange_load(edge - gpr);
+        if (down_halo) down_w = lattice_exchange_load(edge + 2 * gpr);
+      }
+      uint2 m[R + 2];
+      m[0] = lsr > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
+#pragma unroll
+      for (int J = 0; J < R; ++J)
+        m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
+      m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
+      // Rows 1 and 2 need no halo; each row's new word goes to the band at once (the other strips read only
+      // its other colour's bytes, which it keeps).
+      const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
+        constexpr int J = decltype(j)::value;
+        const uint2 o = lattice_strip_row<C, J>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
+                                                down, ws[J * nthreads]);
+        *reinterpret_cast<uint2*>(row + J * width) = o;
+        return o;
+      };
+      if (r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
+      if (r0 + 2 < height) draw(std::integral_constant<int, 2>(), m[2], m[3], m[4]);
+      if (up_halo)
+        m[0] = h > 0 ? lattice_exchange_wait(edge - gpr, h - 1, up_w)
+                     : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
+      const uint2 o0 = draw(std::integral_constant<int, 0>(), m[0], m[1], m[2]);
+      // The band's first row to the band above (none for the lattice's first band).
+      if (up_halo)
+        lattice_exchange_store(out + static_cast<size_t>(b) * 2 * gpr + gi,
+                               (static_cast<unsigned long long>(o0.y) << 32 | o0.x) | lattice_exchange_tag(h));
+      if (down_halo)
+        m[R + 1] = h > 0 ? lattice_exchange_wait(edge + 2 * gpr, h - 1, down_w)
+                         : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 + R) * width + 8 * gi);
+      if (r0 + 3 < height) {
+        const uint2 o3 = draw(std::integral_constant<int, 3>(), m[3], m[4], m[5]);
+        // The band's last row to the band below (none for the lattice's last band).
+        if (down_halo)
+          lattice_exchange_store(out + static_cast<size_t>(b) * 2 * gpr + gpr + gi,
+                                 (static_cast<unsigned long long>(o3.y) << 32 | o3.x) | lattice_exchange_tag(h));
+      }
+      gi += gi_step;
+      lsr += sr_step;
+      if (gi >= gpr) {
+        gi -= gpr;
+        ++lsr;
+      }
+    }
+    if (h + 1 < 2 * sweeps && t < strips)
+      lattice_strip_words<R, 0>(rule, keys, C == 0 ? sweep : sweep + 1u, C == 0 ? 1u : 0u, r_begin + R * lsr0, gpr,
+                                gi0, height, ws, nthreads);
+    __syncthreads();
+  };
+  for (int s = 0; s < sweeps; ++s) {
+    const uint32_t sweep = sweep0 + static_cast<uint32_t>(s);
+    half(std::integral_constant<int, 0>(), sweep, 2 * s);
+    half(std::integral_constant<int, 1>(), sweep, 2 * s + 1);
+  }
+  // The band out.
+  {
+    const uint2* src = reinterpret_cast<const uint2*>(band);
+    uint2* dst = reinterpret_cast<uint2*>(x + static_cast<size_t>(r_begin) * width);
+    for (int i = t; i < nrows * gpr; i += nthreads) dst[i] = src[i];
   }
 }
 
