@@ -61,8 +61,8 @@ const std::vector<StrategyInfo>& gibbs_strategies() {
        "barrier before it, a strip's rows loaded before its stores; the same chain",
        beyond, Side::Device},
       {"gibbs-resident",
-       "GPU: gibbs-ahead with each block's band of rows resident in shared memory for the whole launch, no grid "
-       "barrier: a band's edge rows go through tagged global words, each edge strip waits only for its neighbour's; "
+       "GPU: gibbs-ahead with each block's band of rows resident in shared memory for the whole launch (two "
+       "copies: a half-sweep reads one and writes the other), no grid barrier: a band's edge rows go through tagged global words, each edge strip waits only for its neighbour's; "
        "the same chain (where a band does not fit shared memory or the SMs, or the window table exceeds 48 KiB: "
        "gibbs-ahead's kernel)",
        beyond, Side::Device},

@@ -408,12 +408,12 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
 }
 
 /// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), 16
-/// bytes of random words per row of a strip and thread, then the band of band_strip_rows · R rows of `width`
-/// bytes.
+/// bytes of random words per row of a strip and thread, then the band twice (the half-sweep reads one copy and
+/// writes the other), each band_strip_rows · R rows of `width` bytes.
 inline size_t lattice_strips_resident_smem(int table_bytes, int threads, int band_strip_rows, int width,
                                            int rows = 4) {
   return lattice_strips_ahead_smem(table_bytes, threads, rows) +
-         static_cast<size_t>(band_strip_rows) * rows * static_cast<size_t>(width);
+         2 * static_cast<size_t>(band_strip_rows) * rows * static_cast<size_t>(width);
 }
 
 /// Words of the exchange buffer of sweep_strips_resident_kernel: two slots (half-sweep parity) × bands × 2 rows
@@ -425,7 +425,11 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// sweep_strips_ahead_kernel's sweeps with the lattice resident in shared memory and no grid barrier. Block b
 /// owns the band of strip rows b · band_strip_rows … (b + 1) · band_strip_rows − 1 (all columns; gridDim.x bands
 /// cover the lattice): it loads the band into shared memory at the start of the launch, runs every half-sweep
-/// there, and stores it back at the end. The rows above and below the band (its halo) come from the
+/// there, and stores it back at the end. The band is held twice: half-sweep h reads copy h mod 2 and writes every
+/// row word, its new colour's bytes and the other colour's unchanged ones, into the other copy. So no thread
+/// writes a word that another thread reads in the same half-sweep (compute-sanitizer's racecheck finds no hazard;
+/// writing the words in place would rewrite the other colour's bytes, with their own values, under the
+/// neighbouring strips' reads). The rows above and below the band (its halo) come from the
 /// neighbouring bands: after each half-sweep h (launch-local, 0 … 2·sweeps − 1), the threads whose strips hold the
 /// band's first or last row store that row's words to `exchange` (lattice_strips_resident_exchange_words; slot
 /// h mod 2, relaxed stores at GPU scope), each word with its half-sweep's tag in the free bits 6 and 7 of every
@@ -464,6 +468,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
   lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
   uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
   uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + R * nthreads);
+  const size_t band_bytes = static_cast<size_t>(band_strip_rows) * R * static_cast<size_t>(width);
   const int gpr = width / 8, srows = (height + R - 1) / R;
   const int b = static_cast<int>(blockIdx.x), bands = static_cast<int>(gridDim.x);
   const int sr_begin = b * band_strip_rows, nsr = min(band_strip_rows, srows - sr_begin);
@@ -485,9 +490,13 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
     // Slot h mod 2 of the exchange buffer at column group 0 of band 0's first row; the other slot is h − 1's.
     unsigned long long* const out = exchange + static_cast<size_t>(h & 1) * slot_words;
     const unsigned long long* const in = exchange + static_cast<size_t>((h + 1) & 1) * slot_words;
+    // The copy of the band this half-sweep reads, and the one it writes.
+    const uint8_t* const cur = band + static_cast<size_t>(h & 1) * band_bytes;
+    uint8_t* const next = band + static_cast<size_t>((h + 1) & 1) * band_bytes;
     for (int lsr = lsr0, gi = gi0; lsr < nsr;) {
       const int r0 = r_begin + R * lsr;
-      uint8_t* row = band + static_cast<size_t>(R * lsr) * width + 8 * gi;
+      const size_t at = static_cast<size_t>(R * lsr) * width + 8 * gi;
+      const uint8_t* row = cur + at;
       if (lsr != lsr0 || gi != gi0)
         lattice_strip_words<R, 0>(rule, keys, sweep, static_cast<uint32_t>(C), r0, gpr, gi, height, ws, nthreads);
       // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
@@ -506,13 +515,12 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
       for (int J = 0; J < R; ++J)
         m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
       m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
-      // Rows 1 and 2 need no halo; each row's new word goes to the band at once (the other strips read only
-      // its other colour's bytes, which it keeps).
+      // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
       const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
         constexpr int J = decltype(j)::value;
         const uint2 o = lattice_strip_row<C, J>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
                                                 down, ws[J * nthreads]);
-        *reinterpret_cast<uint2*>(row + J * width) = o;
+        *reinterpret_cast<uint2*>(next + at + J * width) = o;
         return o;
       };
       if (r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
@@ -552,7 +560,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
     half(std::integral_constant<int, 0>(), sweep, 2 * s);
     half(std::integral_constant<int, 1>(), sweep, 2 * s + 1);
   }
-  // The band out.
+  // The band out: 2 · sweeps half-sweeps leave it in the copy the first one read.
   {
     const uint2* src = reinterpret_cast<const uint2*>(band);
     uint2* dst = reinterpret_cast<uint2*>(x + static_cast<size_t>(r_begin) * width);
@@ -582,7 +590,10 @@ struct DeepTileShape {
 /// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid
 /// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count, dynamic shared memory shape.smem_bytes() rounded up to
 /// 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
-/// when table_floats > 0.
+/// when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other
+/// colour's bytes with their unchanged values, while the neighbouring groups read those bytes. The values read
+/// cannot change, so the bits are the CPU's (the tests check them), but compute-sanitizer's racecheck reports
+/// these accesses as hazards; sweep_strips_resident_kernel avoids them with two copies of its band.
 template <class Rule>
 __global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
                                  int height, LatticeKeys keys, uint32_t sweep0, DeepTileShape shape, int table_floats) {
