@@ -399,6 +399,32 @@ TEST(BadInputs, AReferenceOfAnotherSceneIsRefused) {
   EXPECT_NE(r.out.find("MSE "), std::string::npos) << r.out;
 }
 
+TEST(BadInputs, BadTransferFunctionFilesAreOneLineNamingTheFileAndField) {
+  // The file is read before the volume, so these need no volume on the machine.
+  test::TempDir tf("bad-tf");
+  const auto file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(tf / name) << text;
+    return tf / name;
+  };
+  const std::string point = R"({"value": 0, "color": [0, 0, 0], "opacity": 0})";
+  const std::string vr = "strands --workload vr-lite-cam --size 16x16 --out '{d}/s.png' --tf ";
+  run_cases({
+      {vr + "'" + (tf / "none.json") + "'", {tf / "none.json", "cannot open the transfer function (no such file)"}, 1},
+      {vr + "'" + file("text.json", "not json") + "'", {tf / "text.json", "not a JSON transfer function"}, 1},
+      {vr + "'" + file("nopoints.json", "{}") + "'", {tf / "nopoints.json", "tf.points: expected an array"}, 1},
+      {vr + "'" + file("typo.json", R"({"points": [{"value": 0, "color": [0, 0, 0], "opacty": 0}]})") + "'",
+       {"tf.points[0].opacty: unknown field (allowed: value, color, opacity)"}, 1},
+      {vr + "'" + file("rg.json", R"({"points": [{"value": 0, "color": [0, 0], "opacity": 0}]})") + "'",
+       {"tf.points[0].color: expected [r, g, b]"}, 1},
+      {vr + "'" + file("one.json", "{\"points\": [" + point + "]}") + "'", {"tf.points", "give 2 to 64"}, 1},
+      {vr + "'" + file("order.json", "{\"points\": [" + point + ", " + point + "]}") + "'",
+       {"tf.points[1].value", "must increase strictly"}, 1},
+      {vr + "'" + file("opaque.json", "{\"points\": [" + point + R"(, {"value": 9, "color": [1, 1, 1], "opacity": 1.5}]})") +
+           "'",
+       {tf / "opaque.json", "tf.points[1].opacity", "1.5"}, 1},
+  });
+}
+
 TEST(BadInputs, EmptyValuesAndValuesThatDoNotApplyAreRefused) {
   const std::string strands_bare = "strands --workload mandelbrot --out '{d}/s.png'";
   run_cases({

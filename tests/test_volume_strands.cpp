@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -52,6 +54,43 @@ TEST(TransferFunction1D, ValidationNamesTheFieldAndTheRange) {
   expect_input_error([&] { sample_tf1d(tf, 0.f, "x"); }, "x", "step_voxels", {"out of range (0, 1000]"});
   EXPECT_NO_THROW(ch2_vr_lite_tf().validate("ch2"));
   EXPECT_NO_THROW(ch2_illust_tf().validate("ch2"));
+}
+
+TEST(TransferFunction1D, PresetsAreTheirAssetFilesAndFilesLoadThePoints) {
+  // The presets are embedded copies of assets/tf-ch2-*.json: the same points as the files in the tree.
+  for (const auto& [preset, file] : {std::pair{ch2_vr_lite_tf(), "tf-ch2-vr-lite.json"}, {ch2_illust_tf(), "tf-ch2-illust.json"}}) {
+    const TransferFunction1D on_disk = load_tf1d(std::string(MV_SOURCE_DIR) + "/assets/" + file);
+    ASSERT_EQ(preset.points.size(), on_disk.points.size()) << file;
+    for (size_t i = 0; i < preset.points.size(); ++i) {
+      EXPECT_EQ(preset.points[i].value, on_disk.points[i].value) << file << " " << i;
+      EXPECT_EQ(preset.points[i].opacity, on_disk.points[i].opacity) << file << " " << i;
+      EXPECT_EQ(max_abs_diff(preset.points[i].color, on_disk.points[i].color), 0.f) << file << " " << i;
+    }
+  }
+  // vr-lite-cam's map, point by point (the values the ray caster's images were measured with).
+  const TransferFunction1D vr = ch2_vr_lite_tf();
+  ASSERT_EQ(vr.points.size(), 6u);
+  const float values[] = {0.f, 35.f, 60.f, 95.f, 130.f, 255.f}, opacities[] = {0.f, 0.f, 0.04f, 0.25f, 0.8f, 1.f};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(vr.points[i].value, values[i]);
+    EXPECT_EQ(vr.points[i].opacity, opacities[i]);
+  }
+  EXPECT_EQ(max_abs_diff(vr.points[2].color, Vec3{0.85f, 0.55f, 0.4f}), 0.f);
+  EXPECT_EQ(ch2_illust_tf().points.size(), 4u);
+  EXPECT_EQ(ch2_illust_tf().points[2].opacity, 0.5f);
+  // A file of the same format, read back.
+  const TransferFunction1D two = parse_tf1d(
+      R"({"about": "a ramp", "points": [{"value": -1, "color": [0, 0.5, 1], "opacity": 0},
+                                        {"value": 2.5, "color": [1, 1, 1], "opacity": 0.75}]})",
+      "ramp.json");
+  ASSERT_EQ(two.points.size(), 2u);
+  EXPECT_EQ(two.points[0].value, -1.f);
+  EXPECT_EQ(two.points[0].color.y, 0.5f);
+  EXPECT_EQ(two.points[1].opacity, 0.75f);
+  expect_input_error([] { parse_tf1d(R"({"points": [], "extra": 1})", "f.json"); }, "f.json", "tf.extra",
+                     {"unknown field (allowed: points, about)"});
+  expect_input_error([] { parse_tf1d(R"({"points": [{"value": "0", "color": [0, 0, 0], "opacity": 0}]})", "f.json"); },
+                     "f.json", "tf.points[0].value", {"expected a number, got string"});
 }
 
 TEST(TransferFunction1D, TableFollowsThePiecewiseLinearMapAndClampsOutside) {
@@ -753,6 +792,24 @@ TEST(VolumeStrandWorkloads, Ch2IsLoadedOnceAndShared) {
   }
   expect_input_error([] { shared_volume_view("no-such-volume-xyz", Side::Host); }, "no-such-volume-xyz", "",
                      {"no volume found"});
+}
+
+TEST(VolumeStrandWorkloads, TheTfKnobLoadsAFileInsteadOfThePreset) {
+  std::string why;
+  if (test::ch2_path(why).empty()) GTEST_SKIP() << why;
+  test::TempDir dir("tf-knob");
+  const std::string file = dir / "green.json";
+  std::ofstream(file) << R"({"points": [{"value": 0, "color": [0, 0, 0], "opacity": 0},
+                                        {"value": 40, "color": [0, 0, 0], "opacity": 0},
+                                        {"value": 255, "color": [0.1, 0.9, 0.2], "opacity": 1}]})";
+  // The same rays, opaque green: the first sample's colour and the steps differ from the preset's image.
+  const auto preset = test::run_all_cpu(vr_lite_cam_workload(46, 36, Side::Host));
+  const auto green = test::run_all_cpu(vr_lite_cam_workload(46, 36, Side::Host, {}, {{"tf", file}}));
+  EXPECT_NE(preset.steps, green.steps);
+  const IllustVr il = illust_vr_workload(16, 12, Side::Host, {}, {{"tf", file}});
+  EXPECT_EQ(il.num_strands(), 16u * 12u);
+  expect_input_error([&] { vr_lite_cam_workload(46, 36, Side::Host, {}, {{"tf", dir / "none.json"}}); },
+                     dir / "none.json", "", {"no such file"});
 }
 
 // ---------------------------------------------------------------------------------------------------

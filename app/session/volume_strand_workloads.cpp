@@ -69,6 +69,11 @@ const ParamTable<VolumeKnobs>& volume_knob_table() {
     t.add(make_param("step", ParamKind::Real, kMinStrandStepVoxels, 16,
                      "ray step, voxels of the smallest spacing (the work per ray grows as 1/step)", "Lehmann 2023 A.1"),
           &VolumeKnobs::step);
+    t.add(make_param("tf", ParamKind::Text, 0, 0,
+                     "transfer function: a JSON file of {value, color, opacity} points (the format of "
+                     "assets/tf-ch2-vr-lite.json); empty: the workload's preset for ch2",
+                     "Lehmann 2023 A.1, A.2"),
+          &VolumeKnobs::tf);
     return t;
   }();
   return t;
@@ -90,12 +95,13 @@ PinholeCamera volume_view_camera(const VolumeView& volume, const std::string& na
 
 namespace {
 /// A volume renderer at width × height through `view`: its default parameters with that size, camera and
-/// the knobs' volume, blur, kernel and step, made by `make(volume, params)`.
+/// the knobs' volume, blur, kernel, step and transfer function, made by `make(volume, params)`.
 template <class Params, class Make>
 auto volume_workload(uint32_t width, uint32_t height, Side side, const StrandViewParams& view, const VolumeKnobs& k,
                      Make make) {
-  const VolumeView& v = shared_view(k.volume, k.smooth, side);
   Params p;
+  if (!k.tf.empty()) p.tf = load_tf1d(k.tf);  // before the volume: a bad file fails at once
+  const VolumeView& v = shared_view(k.volume, k.smooth, side);
   p.width = width;
   p.height = height;
   p.kernel = k.kernel;

@@ -39,10 +39,13 @@ struct VolumeKnobs {
   /// Ray step in voxels, [kMinStrandStepVoxels, 16]: the steps per ray grow as 1 / step, so the bound
   /// keeps the work per strand within 10× the default's.
   float step = 0.5f;
+  /// Transfer function: a JSON file of points (render/strands/transfer_function.h parse_tf1d; the presets
+  /// assets/tf-ch2-vr-lite.json and assets/tf-ch2-illust.json show the format); empty: the workload's preset.
+  std::string tf;
 };
 /// The smallest ray step the `step` knob takes, in voxels.
 inline constexpr double kMinStrandStepVoxels = 0.05;
-/// The specs of VolumeKnobs (knobs "volume" (Text), "smooth", "kernel", "step"), bound to its fields.
+/// The specs of VolumeKnobs (knobs "volume" (Text), "smooth", "kernel", "step", "tf" (Text)), bound to its fields.
 const ParamTable<VolumeKnobs>& volume_knob_table();
 /// `defaults` with `values` applied by name (names that are not volume knobs are ignored). Throws
 /// InputError("", "--name", …) for a value out of range, and InputError("", "--volume", …) for an empty

@@ -1,9 +1,17 @@
-// Host side of render/strands/transfer_function.h: validation, sampling, defaults.
+// Host side of render/strands/transfer_function.h: validation, sampling, JSON files and the presets.
 #include "render/strands/transfer_function.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "assets_embedded.h"
 
 #include "base/errors.h"
 #include "render/strands/param_check.h"
@@ -79,27 +87,73 @@ Tf1DTable sample_tf1d(const TransferFunction1D& tf, float step_voxels, const std
   return t;
 }
 
-TransferFunction1D ch2_vr_lite_tf() {
-  TransferFunction1D tf;
-  tf.points = {
-      {0.f, {0.f, 0.f, 0.f}, 0.f},
-      {35.f, {0.55f, 0.25f, 0.15f}, 0.f},
-      {60.f, {0.85f, 0.55f, 0.4f}, 0.04f},
-      {95.f, {0.95f, 0.8f, 0.65f}, 0.25f},
-      {130.f, {1.f, 0.97f, 0.9f}, 0.8f},
-      {255.f, {1.f, 1.f, 1.f}, 1.f},
+TransferFunction1D parse_tf1d(const std::string& json_text, const std::string& context) {
+  using Json = nlohmann::json;
+  Json root;
+  try {
+    root = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(context, "", std::string("not a JSON transfer function: ") + e.what());
+  }
+  const auto fail = [&](const std::string& field, const std::string& what) { throw InputError(context, field, what); };
+  const auto number = [&](const Json& v, const std::string& field) {
+    if (!v.is_number()) fail(field, "expected a number, got " + std::string(v.type_name()));
+    return v.get<float>();
   };
+  if (!root.is_object()) fail("", "expected an object {\"points\": [...]}, got " + std::string(root.type_name()));
+  for (const auto& [key, value] : root.items())
+    if (key != "points" && key != "about") fail("tf." + key, "unknown field (allowed: points, about)");
+  if (!root.contains("points") || !root["points"].is_array()) fail("tf.points", "expected an array of points");
+  TransferFunction1D tf;
+  const Json& points = root["points"];
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string f = "tf.points[" + std::to_string(i) + "]";
+    const Json& p = points[i];
+    if (!p.is_object()) fail(f, "expected an object {\"value\", \"color\", \"opacity\"}");
+    for (const auto& [key, value] : p.items())
+      if (key != "value" && key != "color" && key != "opacity") fail(f + "." + key, "unknown field (allowed: value, color, opacity)");
+    for (const char* key : {"value", "color", "opacity"})
+      if (!p.contains(key)) fail(f + "." + key, "missing");
+    const Json& c = p["color"];
+    if (!c.is_array() || c.size() != 3) fail(f + ".color", "expected [r, g, b]");
+    TfPoint q;
+    q.value = number(p["value"], f + ".value");
+    q.color = Vec3{number(c[0], f + ".color[0]"), number(c[1], f + ".color[1]"), number(c[2], f + ".color[2]")};
+    q.opacity = number(p["opacity"], f + ".opacity");
+    tf.points.push_back(q);
+  }
+  tf.validate(context);
+  return tf;
+}
+
+TransferFunction1D load_tf1d(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "cannot open the transfer function (a directory)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(path, "", std::string("cannot open the transfer function (") +
+                                   (std::filesystem::exists(path, ec) ? "unreadable" : "no such file") + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_tf1d(text.str(), path);
+}
+
+namespace {
+/// A preset embedded at build time (CMakeLists.txt, tools/embed_files.py), parsed once.
+TransferFunction1D embedded_tf1d(const char* name) {
+  const char* text = assets::find(name);
+  if (!text) throw std::logic_error(std::string("the binary was built without assets/") + name);
+  return parse_tf1d(text, std::string("assets/") + name);
+}
+}  // namespace
+
+TransferFunction1D ch2_vr_lite_tf() {
+  static const TransferFunction1D tf = embedded_tf1d("tf-ch2-vr-lite.json");
   return tf;
 }
 
 TransferFunction1D ch2_illust_tf() {
-  TransferFunction1D tf;
-  tf.points = {
-      {0.f, {1.f, 1.f, 1.f}, 0.f},
-      {40.f, {1.f, 1.f, 1.f}, 0.f},
-      {70.f, {1.f, 1.f, 1.f}, 0.5f},
-      {255.f, {1.f, 1.f, 1.f}, 0.9f},
-  };
+  static const TransferFunction1D tf = embedded_tf1d("tf-ch2-illust.json");
   return tf;
 }
 

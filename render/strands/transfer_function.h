@@ -83,12 +83,22 @@ struct Tf1DTable {
 /// of `step_voxels` voxels: α' = 1 − (1 − α)^step_voxels (step_voxels > 0).
 Tf1DTable sample_tf1d(const TransferFunction1D& tf, float step_voxels, const std::string& context);
 
+/// Parses a 1D transfer function from JSON text of the form
+///   {"about": "…" (optional), "points": [{"value": v, "color": [r, g, b], "opacity": a}, …]}
+/// (assets/tf-ch2-vr-lite.json is one), then validates it (TransferFunction1D::validate). Throws
+/// InputError(context, field, …) naming the field: "" for text that is not JSON, "tf.points[i].color" and the
+/// like for a missing, mistyped or unknown field, and validate()'s messages for a value out of range.
+TransferFunction1D parse_tf1d(const std::string& json_text, const std::string& context);
+/// parse_tf1d of the file at `path` (the context of its errors); InputError(path, "", …) when it cannot be read.
+TransferFunction1D load_tf1d(const std::string& path);
+
 /// The default 1D map for the Colin27 T1 MRI (ch2, uint8 values 0…255): background and noise (< 35)
 /// transparent, then skin and soft tissue faint and warm, the bright (fat, white matter, > 100) tissue
-/// opaque and pale.
+/// opaque and pale. The data: assets/tf-ch2-vr-lite.json, embedded in the binary at build time.
 TransferFunction1D ch2_vr_lite_tf();
 /// illust-vr's default opacity map for ch2: a ramp around the head/air boundary, so the curvature colours
-/// show the head's outer surface as Kindlmann 2003's illustrations show isosurfaces (colours unused).
+/// show the head's outer surface as Kindlmann 2003's illustrations show isosurfaces (colours unused). The
+/// data: assets/tf-ch2-illust.json, embedded in the binary at build time.
 TransferFunction1D ch2_illust_tf();
 
 // ---- 2D curvature map ----
