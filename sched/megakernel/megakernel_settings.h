@@ -95,7 +95,7 @@ struct MegakernelSettings {
   /// 0.8–1.1× uniform's time in 4 of 9 runs, 10 at most 0.22×, 25 up to 0.31×, 4 at most 0.19×.
   uint32_t far_drain = 10;
   /// `buckets` with patch_lanes > 1: when the calendar window moves down (its first band becomes less
-  /// urgent) or a claim drains the far ring (far_drain), the claiming warp also takes up to this many
+  /// urgent), the claiming warp also takes up to this many
   /// entries from the far ring's front, one a lane, and files each into its band's ring if that band now
   /// lies inside (or above) the window, else back at the far ring's tail, [1, 32]; 0: off. The entries
   /// keep their tokens (sched/megakernel/lane_tokens.h), so samples stay exact. Aimed at the patches whose
@@ -216,7 +216,7 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
           &M::far_drain);
     t.add(make_param("far-refile", K::Int, 1, 32,
-                     "with patch lanes > 1: when the priority window moves down or a claim drains the far ring, up to "
+                     "with patch lanes > 1: when the priority window moves down, up to "
                      "this many far entries are taken from its front and filed into their band's ring if the window "
                      "now holds their band, else back at its tail (0: off)",
                      "sched/megakernel/megakernel_workers.cuh", buckets, kParamAdvanced | kParamZeroIsOff),

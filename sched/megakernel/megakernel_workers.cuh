@@ -317,7 +317,7 @@ __device__ MV_INLINE uint32_t drain_draw(uint32_t warp, uint32_t claim) {
 /// far ring's front (one claim of that many on its avail count, then one ticket a lane) and files each into
 /// the ring bucket_ring gives its key now: its band's ring if the window holds the band (or the window's first
 /// band's if it is above the window), else the far ring's tail. Called when the window's first band moves
-/// down or a claim drains the far ring: the far ring then holds entries whose band the window has reached,
+/// down: the far ring then may hold entries whose band the window has reached,
 /// and each would otherwise wait for the far ring's FIFO service. An entry keeps its task word (primary or
 /// secondary, lane_tokens.h) and key, and the window does not move; so no token is lost or added and the
 /// queue's length is unchanged. Not recorded in the execution order (no execution).
@@ -435,9 +435,9 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     if (task == kNoTask) break;
     __syncwarp();
     if constexpr (Variant == kBucketsShared) {
-      // The window moved down or the far ring was drained: file the far ring's front entries that the
-      // window now holds into their bands' rings (refile_far).
-      if (__shfl_sync(kFull, static_cast<int>(lane == 0 && sp.far_refile != 0 && (drained || advanced)), 0))
+      // The window moved down: file the far ring's front entries that the window now holds into their
+      // bands' rings (refile_far).
+      if (__shfl_sync(kFull, static_cast<int>(lane == 0 && sp.far_refile != 0 && advanced), 0))
         refile_far(q, sp);
     }
     // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
