@@ -37,7 +37,6 @@ MegakernelSettings unusual_settings() {
   m.stay_leading = true;
   m.patch_lanes = 3;
   m.far_drain = 40;
-  m.far_refile = 12;
   m.worker_blocks = 15;
   return m;
 }
@@ -50,14 +49,13 @@ void set_knob(MegakernelSettings& m, const std::string& name, const std::string&
 TEST(MegakernelReport, KnobsJsonHoldsEveryField) {
   MegakernelSettings m = unusual_settings();
   const nlohmann::json j = params_json(BoundParams<MegakernelSettings>(megakernel_params(), m));
-  EXPECT_EQ(j.size(), 27u) << j.dump();
+  EXPECT_EQ(j.size(), 26u) << j.dump();
   EXPECT_EQ(j["worker_blocks"], 15);
   EXPECT_EQ(j["band_repeat"], 5);
   EXPECT_EQ(j["band_slack"], 7);
   EXPECT_EQ(j["stay_leading"], true);
   EXPECT_EQ(j["patch_lanes"], 3);
   EXPECT_EQ(j["far_drain"], 40);
-  EXPECT_EQ(j["far_refile"], 12);
   EXPECT_EQ(j["segment_size"], 64);
   EXPECT_EQ(j["controller"], false);
   EXPECT_EQ(j["controllers"], 8);

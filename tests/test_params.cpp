@@ -116,7 +116,7 @@ TEST(Params, EveryMegakernelKnobRoundTripsThroughItsTextAndTheSidecar) {
     p.apply({{s.name, text}});
     EXPECT_EQ(p.text(i), text) << s.name;
   }
-  EXPECT_EQ(names.size(), 27u) << "MegakernelSettings has twenty-seven knobs";
+  EXPECT_EQ(names.size(), 26u) << "MegakernelSettings has twenty-six knobs";
   m.validate();  // every maximum is allowed
   const nlohmann::json j = params_json(p);
   EXPECT_EQ(j["segment_size"], 512);

@@ -192,7 +192,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     sp.lane_extra_cap = lane_extra_cap_;
     sp.lane_lock = lane_lock_.data();
     sp.far_drain_batches = shared_ ? static_cast<unsigned long long>(settings_.far_drain) * worker_warps_ : 0ull;
-    sp.far_refile = shared_ ? settings_.far_refile : 0u;
     sp.quantum_max = settings_.quantum_max;
     sp.hist = hist_.data();
     sp.bin_quantum = bin_quantum_.data();

@@ -94,14 +94,6 @@ struct MegakernelSettings {
   /// so the window is never starved). On caustic under `neyman` with D = 4 (docs/perf.md): 0 stalled
   /// 0.8–1.1× uniform's time in 4 of 9 runs, 10 at most 0.22×, 25 up to 0.31×, 4 at most 0.19×.
   uint32_t far_drain = 10;
-  /// `buckets` with patch_lanes > 1: when the calendar window moves down (its first band becomes less
-  /// urgent), the claiming warp also takes up to this many
-  /// entries from the far ring's front, one a lane, and files each into its band's ring if that band now
-  /// lies inside (or above) the window, else back at the far ring's tail, [1, 32]; 0: off. The entries
-  /// keep their tokens (sched/megakernel/lane_tokens.h), so samples stay exact. Aimed at the patches whose
-  /// first batch ranked them below the window and that the window has reached since: without it they wait
-  /// for the far ring's FIFO service (sched/megakernel/megakernel_workers.cuh refile_far).
-  uint32_t far_refile = 0;
   /// `quanta`: the largest number of sample batches one visit may run, Q in [2, 64]; the mean quantum
   /// runs from Q (most urgent) through 1 (median) to 1/Q (least urgent).
   uint32_t quantum_max = 4;
@@ -215,12 +207,6 @@ inline const ParamTable<MegakernelSettings>& megakernel_params() {
                      "warp (0: only when the window is empty, as with one lane)",
                      "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
           &M::far_drain);
-    t.add(make_param("far-refile", K::Int, 1, 32,
-                     "with patch lanes > 1: when the priority window moves down, up to "
-                     "this many far entries are taken from its front and filed into their band's ring if the window "
-                     "now holds their band, else back at its tail (0: off)",
-                     "sched/megakernel/megakernel_workers.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
-          &M::far_refile);
     t.add(make_param("quantum-max", K::Int, 2, 64,
                      "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
                      "(median) to 1/Q",

@@ -89,7 +89,6 @@ struct SliceParams {
   uint32_t* lane_extra = nullptr;        ///< kBucketsShared: [num tasks] secondary tokens (lane_tokens.h)
   int* lane_extra_sum = nullptr;         ///< kBucketsShared: Σ lane_extra (extra queue entries and executions)
   int lane_extra_cap = 0;                ///< kBucketsShared: the most Σ lane_extra may reach (ring capacity)
-  uint32_t far_refile = 0;               ///< kBucketsShared: MegakernelSettings::far_refile (refile_far), 0: off
   uint32_t* lane_lock = nullptr;         ///< kBucketsShared: [num tasks] commit locks (run_task_warp_shared)
   unsigned long long* lane_spawns = nullptr;  ///< kBucketsShared: extra tokens added (MegakernelStats::lane_spawns)
   /// kBucketsShared: far-ring drains (claim_ring_warp's FarDrain, far_drain_due): MegakernelSettings::far_drain
@@ -313,41 +312,6 @@ __device__ MV_INLINE uint32_t drain_draw(uint32_t warp, uint32_t claim) {
   return hash32(static_cast<uint32_t>(clock64()) ^ (warp * 0x9e3779b9u) ^ (claim * 0x85ebca6bu));
 }
 
-/// kBucketsShared (MegakernelSettings::far_refile): the whole warp takes up to sp.far_refile entries from the
-/// far ring's front (one claim of that many on its avail count, then one ticket a lane) and files each into
-/// the ring bucket_ring gives its key now: its band's ring if the window holds the band (or the window's first
-/// band's if it is above the window), else the far ring's tail. Called when the window's first band moves
-/// down: the far ring then may hold entries whose band the window has reached,
-/// and each would otherwise wait for the far ring's FIFO service. An entry keeps its task word (primary or
-/// secondary, lane_tokens.h) and key, and the window does not move; so no token is lost or added and the
-/// queue's length is unchanged. Not recorded in the execution order (no execution).
-__device__ MV_INLINE void refile_far(const QueueView& q, const SliceParams& sp) {
-  constexpr unsigned kFull = 0xffffffffu;
-  const uint32_t lane = threadIdx.x & 31u;
-  const QueueView far = q.ring(q.rings - 1u);
-  int got = 0;
-  if (lane == 0) {
-    DeviceAtomic<int> avail(far.ctl->avail);
-    const int a = avail.load(cuda::memory_order_relaxed);
-    const int want = a < static_cast<int>(sp.far_refile) ? a : static_cast<int>(sp.far_refile);
-    if (want > 0) {
-      const int before = avail.fetch_sub(want, cuda::memory_order_relaxed);
-      got = before >= want ? want : (before > 0 ? before : 0);
-      if (got < want) avail.fetch_add(want - got, cuda::memory_order_relaxed);  // others took them: undo
-    }
-  }
-  got = __shfl_sync(kFull, got, 0);
-  if (static_cast<int>(lane) < got) {
-    Dequeued d;
-    if (take_claimed(far, sp.watchdog_cycles, d, OrderRecord{})) {
-      const uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
-      const uint32_t ring = bucket_ring(d.key, cur, q.rings);
-      enqueue(q.ring(ring), d.key, d.task, 0, false, sp.watchdog_cycles);
-    }
-  }
-  __syncwarp();
-}
-
 /// Runs one batch of `task`: run_task_warp, or run_task_warp_shared (with the task's commit lock) in
 /// kBucketsShared.
 template <int Variant, class View>
@@ -388,11 +352,10 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     long long c0 = 0, k0 = 0, e0 = 0;  // Profile: clock64 at the claim, the take and the execution
     if constexpr (Profile) c0 = clock64();
     [[maybe_unused]] bool drained = false;  // kBucketsShared: a far-ring drain (claim_ring_warp), lane 0
-    [[maybe_unused]] bool advanced = false;  // kBucketsShared: the claim moved the window down, lane 0
     int ring;
     if constexpr (Variant == kBucketsShared)
       ring = claim_ring_warp<true>(q, sp.watchdog_cycles, aged, nullptr, sp.far_drain_batches, &drained,
-                                   drain_draw(warp_id, claims), last_runs, &advanced);
+                                   drain_draw(warp_id, claims), last_runs);
     else
       ring = claim_ring_warp(q, sp.watchdog_cycles, aged, Profile ? &counts : nullptr);
     if (ring < 0) break;
@@ -415,12 +378,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           old_p = v.priority[task];
           if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority) {
-            DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
-            const uint32_t band = priority_band(d.key);
-            if constexpr (Variant == kBucketsShared) advanced = cur_band.fetch_max(band, cuda::memory_order_relaxed) < band;
-            else cur_band.fetch_max(band, cuda::memory_order_relaxed);
-          }
+          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
         } else {
           raise_error(q, kErrBadTask, d.ticket);
         }
@@ -434,12 +393,6 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
     }
     if (task == kNoTask) break;
     __syncwarp();
-    if constexpr (Variant == kBucketsShared) {
-      // The window moved down: file the far ring's front entries that the window now holds into their
-      // bands' rings (refile_far).
-      if (__shfl_sync(kFull, static_cast<int>(lane == 0 && sp.far_refile != 0 && advanced), 0))
-        refile_far(q, sp);
-    }
     // Up to band_repeat batches in a row while the task stays in the band it was claimed from, or (with
     // stay_leading) leads the queue (an aged claim runs once: it served the fullest ring, not the most
     // urgent one). kBucketsShared: a task that leads the queue also spawns another token (spawn_lane).

@@ -416,12 +416,11 @@ struct ClaimCounts {
 /// claim), so each far entry is claimed again within about drain_batches batches of the whole grid,
 /// whatever keeps the window busy: a patch whose priority came from one unlucky batch, or whose band the
 /// window has moved past, waits a bounded time. `drained` (lane 0's value) tells the worker that such a
-/// claim was not taken because the window was empty, so the window must not move down to the entry's band;
-/// `advanced` (lane 0's value) that this claim moved the window's first band down.
+/// claim was not taken because the window was empty, so the window must not move down to the entry's band.
 template <bool FarDrain = false>
 __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog, bool aged, ClaimCounts* cc = nullptr,
                                          unsigned long long drain_batches = 0, bool* drained = nullptr,
-                                         uint32_t draw = 0, uint32_t batches = 1, bool* advanced = nullptr) {
+                                         uint32_t draw = 0, uint32_t batches = 1) {
   constexpr unsigned kFull = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u, rings = q.rings, width = window_width(rings);
   const unsigned band_bits = (1u << width) - 1u;  // width ≤ 30
@@ -457,7 +456,6 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       const int far_waiting = __shfl_sync(kFull, a, static_cast<int>(rings - 1u));
       if (lane == 0) {
         *drained = false;
-        *advanced = false;
         if (ring > 0 && ring < static_cast<int>(rings - 1u) && far_drain_due(draw, batches, far_waiting, drain_batches)) {
           ring = static_cast<int>(rings - 1u);
           band = cur;  // a drain leaves the window where it is
@@ -469,11 +467,8 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       if (ring >= 0) {
         DeviceAtomic<int> avail(q.ctl[ring].avail);
         if (avail.fetch_sub(1, cuda::memory_order_relaxed) > 0) {
-          if (band != kNoBand && band > cur) {
-            DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
-            if constexpr (FarDrain) *advanced = cur_band.fetch_max(band, cuda::memory_order_relaxed) < band;
-            else cur_band.fetch_max(band, cuda::memory_order_relaxed);
-          }
+          if (band != kNoBand && band > cur)
+            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
         } else {
           avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo, look again
           if (cc) ++cc->lost;
