@@ -19,7 +19,7 @@
 // "gibbs-cpu" (the TBB reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips,
 // gibbs-ahead, gibbs-resident and gibbs-cpu give identical bits for the same
 // seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on gibbs-resident (the same
-// chain as gibbs-persistent, 1.09× gibbs-ahead's speed on the H100, docs/perf.md); a CPU run (no GPU) has
+// chain as gibbs-persistent, 1.05× gibbs-ahead's speed on the H100 with its band held twice, docs/perf.md); a CPU run (no GPU) has
 // gibbs-cpu only.
 #pragma once
 
