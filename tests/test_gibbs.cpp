@@ -553,6 +553,7 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
   for (const auto& c : r["histogram"]) total += c.get<uint64_t>();
   EXPECT_EQ(total, 128u);
   EXPECT_EQ(r["knobs"]["block_width"], 32);
+  EXPECT_EQ(r["kernel"], "gibbs-cpu");  // the kernel that ran the sweeps
   // Grid knobs keep the chain; model knobs restart it.
   EXPECT_FALSE(run->restarts("block-width"));
   EXPECT_FALSE(run->restarts("padding"));

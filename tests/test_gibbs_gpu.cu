@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <vector>
 
 #include "app/session/gibbs_run.h"
@@ -192,15 +193,18 @@ TEST(GibbsGpu, ResidentKernelWhereTheBandDoesNotFitRunsTheAheadKernel) {
   // words: 206 KiB with the table, it fits. 8192 × 8192: 16 strip rows per band on 128 SMs, 512 KiB held twice: it does
   // not, and gibbs-ahead's kernel runs (the same bits as gibbs-persistent either way).
   MV_GIBBS_REQUIRE_GPU();
-  for (auto [w, h] : {std::pair{"8192", "1024"}, std::pair{"8192", "8192"}}) {
+  for (auto [w, h, kernel] : {std::tuple{"8192", "1024", "gibbs-resident"}, std::tuple{"8192", "8192", "gibbs-ahead"}}) {
     ParamValues k = {{"width", w}, {"height", h}, {"seed", "5"}};
     GibbsRun p(k, true);
     p.set_strategy("gibbs-persistent");
     p.run_sweeps(3);
+    EXPECT_EQ(p.report()["kernel"], "gibbs-persistent");
     GibbsRun r(k, true);
     r.set_strategy("gibbs-resident");
     r.run_sweeps(3);
     EXPECT_EQ(r.state(), p.state()) << w << "x" << h;
+    EXPECT_EQ(r.report()["strategy"], "gibbs-resident");
+    EXPECT_EQ(r.report()["kernel"], kernel) << w << "x" << h << ": the kernel that ran, in the report";
   }
 }
 

@@ -387,6 +387,7 @@ void GibbsRun::start() {
 }
 
 void GibbsRun::sweep_cpu(uint32_t first, uint32_t n) {
+  kernel_ = all_strategy_names()[kCpu];
   // The CPU reference on a GPU run: the chain goes down and back up.
   std::vector<uint8_t> down = gpu_ ? state() : std::vector<uint8_t>();
   uint8_t* x = gpu_ ? down.data() : hx_.data();
@@ -533,6 +534,7 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   const Rule rule = d.rule<NX, Site>(tables_, s_.width, s_.philox_rounds);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
+  kernel_ = all_strategy_names()[strategy_];  // below: the kernel a strategy falls back to, where it does
   if (strategy_ == kGroups) {
     const dim3 block(s_.block_width, s_.block_height);
     const dim3 grid((W / 8 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
@@ -554,10 +556,12 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   } else if ((strategy_ == kAhead || strategy_ == kResident) &&
              poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
     // gibbs-resident where its band does not fit: gibbs-ahead
+    kernel_ = "gibbs-ahead";
     launch_strips_ahead(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
                         s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
   } else if (strategy_ == kWindow || strategy_ == kStrips || strategy_ == kAhead || strategy_ == kResident) {
     // gibbs-strips, gibbs-ahead and gibbs-resident with a table over 48 KiB: gibbs-window
+    kernel_ = "gibbs-window";
     launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
@@ -656,6 +660,7 @@ double GibbsRun::run_sweeps(uint64_t sweeps) {
 }
 
 void GibbsRun::band_cpu(int rows) {
+  kernel_ = all_strategy_names()[kCpu];
   const int r0 = band_row_, r1 = std::min(s_.height, r0 + rows);
   const uint32_t seed = static_cast<uint32_t>(s_.seed), sweep = static_cast<uint32_t>(steps_);
   if (field_.separable())
@@ -781,6 +786,7 @@ nlohmann::json GibbsRun::report() const {
   j["device"] = gpu_ ? "gpu" : "cpu";
   j["knobs"] = params_json(*params_);
   j["x_max"] = tables_.X;
+  if (!kernel_.empty()) j["kernel"] = kernel_;
   j["sweeps_per_s"] = last_rate_sweeps_per_s_;
   j["site_updates_per_ns"] = last_rate_sweeps_per_s_ * static_cast<double>(s_.width) * s_.height * 1e-9;
   // Counted once per sweep, not once per frame (a CPU run's bands within a sweep do not count it again).

@@ -142,6 +142,9 @@ class GibbsRun : public LatticeRun {
   int band_colour_ = 0, band_row_ = 0;  // CPU run: sweep steps_ is done up to half-sweep band_colour_, row band_row_
   double sweeps_per_ms_ = 0.0;     // measured rate (0: unknown)
   double last_rate_sweeps_per_s_ = 0.0;
+  /// The kernel that ran the last sweeps: the strategy's own, or the one it falls back to where it does not
+  /// apply (gibbs-resident → gibbs-ahead → gibbs-window); report()'s "kernel". Empty before the first sweep.
+  std::string kernel_;
   uint64_t runs_ = 0;              // restarts, for the histogram's cache
   mutable std::vector<uint64_t> hist_;
   mutable uint64_t hist_steps_ = ~0ull, hist_runs_ = ~0ull;
