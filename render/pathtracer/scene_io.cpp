@@ -10,17 +10,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "base/errors.h"
+#include "base/text_file.h"
 
 #ifndef MV_SOURCE_DIR
 #define MV_SOURCE_DIR "."
@@ -513,20 +512,7 @@ Scene parse_scene(const std::string& json_text, const std::string& origin) {
   return s;
 }
 
-Scene load_scene(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path, "", "cannot open scene file (it is a directory)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const bool exists = fs::exists(path, ec);
-    throw InputError(path, "", std::string("cannot open scene file (") +
-                                   (exists ? "permission denied or unreadable" : "no such file") + ")");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "cannot open scene file (read error)");
-  return parse_scene(text.str(), path);
-}
+Scene load_scene(const std::string& path) { return parse_scene(read_text_file(path, "scene file"), path); }
 
 std::vector<std::string> list_scene_files(const std::string& dir) {
   std::vector<std::string> files;

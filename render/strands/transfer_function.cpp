@@ -4,9 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -14,6 +11,7 @@
 #include "assets_embedded.h"
 
 #include "base/errors.h"
+#include "base/text_file.h"
 #include "render/strands/param_check.h"
 
 namespace mv {
@@ -127,15 +125,7 @@ TransferFunction1D parse_tf1d(const std::string& json_text, const std::string& c
 }
 
 TransferFunction1D load_tf1d(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "cannot open the transfer function (a directory)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(path, "", std::string("cannot open the transfer function (") +
-                                   (std::filesystem::exists(path, ec) ? "unreadable" : "no such file") + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_tf1d(text.str(), path);
+  return parse_tf1d(read_text_file(path, "the transfer function"), path);
 }
 
 namespace {
