@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -68,6 +69,7 @@ inline std::string megaview_binary() {
 struct CliResult {
   int code = -1;
   std::string out, err;
+  double seconds = 0.0;  ///< wall-clock time of the run
   int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
 };
 
@@ -76,8 +78,10 @@ struct CliResult {
 inline CliResult run_megaview(const TempDir& dir, const std::string& args, const std::string& env = "") {
   const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
   const std::string cmd = env + " '" + megaview_binary() + "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
+  const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   CliResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = slurp(out);
   r.err = slurp(err);
