@@ -578,10 +578,11 @@ TEST(Gibbs, LatticeRunContractOnTheCpu) {
 }
 
 TEST(GibbsBench, TheWarmUpReportsItsProgressToo) {
-  // 40 warm-up sweeps, then 40 timed, of 2048 x 2048 on the CPU: about 5.5 s on 2 cores, the warm-up half of it.
+  // 100 warm-up sweeps (the most the bench warms up), then 100 timed, of 2048 x 2048 on the CPU: about 7 s on
+  // 2 cores, the warm-up half of it, so a progress line comes while it runs.
   test::TempDir io("gibbs-bench-warm-up");
   const test::CliResult r =
-      test::run_megaview(io, "bench --cpu --workload gibbs --width 2048 --height 2048 --sweeps 40 --repeat 1");
+      test::run_megaview(io, "bench --cpu --workload gibbs --width 2048 --height 2048 --sweeps 100 --repeat 1");
   ASSERT_EQ(r.code, 0) << r.err;
   if (r.seconds < 5.0)
     GTEST_SKIP() << "the run took " << r.seconds << " s: its warm-up was too short for a progress line (after 2 s)";
