@@ -532,9 +532,15 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
   Device& d = *d_;
   using Rule = PoissonIsingRule<NX, Site>;
   const Rule rule = d.rule<NX, Site>(tables_, s_.width, s_.philox_rounds);
+  // The window draw's rule and table, for gibbs-window and the strip kernels, which stage the table in shared
+  // memory when it fits kPoissonIsingStripTableBytes (else they run gibbs-window's kernel).
+  const PoissonIsingRule<NX, Site, true> window_rule = d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds);
+  const size_t window_bytes = poisson_ising_window_bytes(tables_.X);
+  const bool strips_fit = window_bytes <= kPoissonIsingStripTableBytes;
+  const int table_bytes = static_cast<int>(window_bytes);
   const int W = s_.width, H = s_.height;
   const uint32_t seed = static_cast<uint32_t>(s_.seed);
-  kernel_ = all_strategy_names()[strategy_];  // below: the kernel a strategy falls back to, where it does
+  kernel_ = all_strategy_names()[strategy_];  // its own kernel; a fallback below names the one it runs
   if (strategy_ == kGroups) {
     const dim3 block(s_.block_width, s_.block_height);
     const dim3 grid((W / 8 + block.x - 1) / block.x, (H + block.y - 1) / block.y);
@@ -545,24 +551,20 @@ void GibbsRun::sweeps_gpu_with(uint32_t first, uint32_t n) {
       }
   } else if (strategy_ == kPersistent) {
     launch_persistent(rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
-  } else if (strategy_ == kStrips && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
-    launch_strips(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
-                  s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
-  } else if (strategy_ == kResident && poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes &&
-             launch_strips_resident(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed,
-                                    first, n, s_.block_width, s_.block_height,
-                                    static_cast<int>(poisson_ising_window_bytes(tables_.X)), d.exchange)) {
+  } else if (strategy_ == kStrips && strips_fit) {
+    launch_strips(window_rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height, table_bytes);
+  } else if (strategy_ == kResident && strips_fit &&
+             launch_strips_resident(window_rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height,
+                                    table_bytes, d.exchange)) {
     // gibbs-resident ran
-  } else if ((strategy_ == kAhead || strategy_ == kResident) &&
-             poisson_ising_window_bytes(tables_.X) <= kPoissonIsingStripTableBytes) {
+  } else if ((strategy_ == kAhead || strategy_ == kResident) && strips_fit) {
     // gibbs-resident where its band does not fit: gibbs-ahead
     kernel_ = "gibbs-ahead";
-    launch_strips_ahead(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n,
-                        s_.block_width, s_.block_height, static_cast<int>(poisson_ising_window_bytes(tables_.X)));
+    launch_strips_ahead(window_rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height, table_bytes);
   } else if (strategy_ == kWindow || strategy_ == kStrips || strategy_ == kAhead || strategy_ == kResident) {
     // gibbs-strips, gibbs-ahead and gibbs-resident with a table over 48 KiB: gibbs-window
     kernel_ = "gibbs-window";
-    launch_persistent(d.rule<NX, Site, true>(tables_, s_.width, s_.philox_rounds), d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
+    launch_persistent(window_rule, d.x.data(), W, H, seed, first, n, s_.block_width, s_.block_height);
   } else if (strategy_ == kDeep) {
     const int threads = s_.block_width * s_.block_height;
     for (uint32_t done = 0; done < n;) {
