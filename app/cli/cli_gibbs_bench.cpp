@@ -324,11 +324,12 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
                gpu ? gpu_name : "the CPU", repeat, extrapolated ? fmt::format(", extrapolated from {} sweeps", sweeps) : "");
     fmt::print("{:>4} {:>9} {:>22} {:>20}   {:>9} {:>18}\n", "rank", "config", "ours (s)", "doc H100, same config",
                "doc rank", "doc H100 (s)");
+    const std::vector<DocRow>& doc_h100 = doc_table().h100;
     std::vector<double> ours, docs;
     for (size_t i = 0; i < sorted.size(); ++i) {
       const std::string cfg = sorted[i].sh.config();
-      const DocRow* d = doc_find(doc_table().h100, cfg);
-      const DocRow& dr = doc_table().h100[i];
+      const DocRow* d = doc_find(doc_h100, cfg);
+      const DocRow& dr = doc_h100[i];
       fmt::print("{:>4} {:>9} {:>22} {:>20}   {:>9} {:>18}\n", i + 1, cfg,
                  fmt::format("{:.4f} ± {:.4f}", sorted[i].full.mean, sorted[i].full.sd),
                  d ? fmt::format("{:.3f}", d->mean) : "-", dr.config, fmt::format("{:.3f} ± {:.3f}", dr.mean, dr.sd));
@@ -340,7 +341,7 @@ void run_gibbs_bench(GibbsBenchCommand& g, const CLI::App& bench) {
     const double spread_ours = sorted.back().full.mean / sorted.front().full.mean - 1.0;
     fmt::print("spread (slowest / fastest − 1): ours {:.1f} %, document's H100 {:.1f} %; Spearman rank correlation of "
                "the orderings {:.3f}\n",
-               100 * spread_ours, 100 * (doc_table().h100.back().mean / doc_table().h100.front().mean - 1.0), spearman(ours, docs));
+               100 * spread_ours, 100 * (doc_h100.back().mean / doc_h100.front().mean - 1.0), spearman(ours, docs));
     std::fflush(stdout);
   }
   write_new_text_file(csv_path, csv);
