@@ -155,6 +155,28 @@ __device__ __forceinline__ void lattice_stage_table(float4* table, const void* w
   for (int i = t; i < table_bytes / 16; i += nthreads) table[i] = src[i];
 }
 
+/// One row of a strip's half-sweep from rows already loaded: the 4 sites of parity P (P = 0: columns c0, c0 + 2, …;
+/// P = 1: c0 + 1, …) of the 8 columns at `row` (the group gi of row r, c0 = 8 gi), from the rows above and below
+/// (`up`, `down`), the row itself (`mid`), its side bytes at row[−1] and row[8] and the random words b (counter
+/// (r · W/8 + gi, sweep, colour, 0)). Returns the new row word: `mid` with those 4 sites drawn. Every strip
+/// kernel draws its rows through this one function, so they give the same bits.
+template <int P, class Rule>
+__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
+                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
+  const int c0 = 8 * gi;
+  const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
+  // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
+  const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
+  const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
+  uint32_t s0, s1;
+  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
+  int v[4];
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+  uint32_t o0 = mid.x, o1 = mid.y;
+  lattice_merge4_low6(o0, o1, P, v);
+  return make_uint2(o0, o1);
+}
+
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
 /// (the strip starts at an even row r0) of the 8 columns c0 … c0+7 of row r0 + J. `up` and `mid` hold rows
 /// r0 + J − 1 and r0 + J as loaded (their colour-C bytes may be stale in `up`: the sums read only the
@@ -163,24 +185,11 @@ template <int C, int R, int J, class Rule>
 __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float4* table, uint8_t* row, int r,
                                                    int width, int height, int gi, const LatticeKeys& keys,
                                                    uint32_t sweep, uint2 up, uint2 mid) {
-  constexpr int P = (J + C) & 1;
-  const int c0 = 8 * gi;
   const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width) : make_uint2(0, 0);
-  // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
-  const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
-  const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
   const uint32_t g = static_cast<uint32_t>(r) * static_cast<uint32_t>(width / 8) + static_cast<uint32_t>(gi);
   const Philox4x32 rnd = philox4x32_round_keys(g, sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-  uint32_t s0, s1;
-  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
-  float u[4];
-  int v[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) u[j] = uniform_from_bits(rnd.v[j]);
-  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
-  uint32_t o0 = mid.x, o1 = mid.y;
-  lattice_merge4_low6(o0, o1, P, v);
-  *reinterpret_cast<uint2*>(row) = make_uint2(o0, o1);
+  *reinterpret_cast<uint2*>(row) = lattice_strip_row<(J + C) & 1>(rule, table, row, r, width, gi, up, mid, down,
+                                                                  make_uint4(rnd.v[0], rnd.v[1], rnd.v[2], rnd.v[3]));
   if constexpr (J + 1 < R) {
     if (r + 1 < height)
       lattice_strip_rows<C, R, J + 1>(rule, table, row + width, r + 1, width, height, gi, keys, sweep, mid, down);
@@ -254,7 +263,6 @@ template <int C, int R, int K, class Rule>
 __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const float4* table, uint8_t* row, int r0,
                                                         int width, int height, int gi, const uint4* ws, int stride,
                                                         const LatticeKeys& keys, uint32_t sweep) {
-  const int c0 = 8 * gi;
   uint2 m[R + 2];
   m[0] = r0 > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
 #pragma unroll
@@ -273,23 +281,10 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
       } else {
         b = ws[J * stride];
       }
-      const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
-      int v[4];
-      constexpr int kP[2] = {C & 1, (C + 1) & 1};
-      uint32_t s0, s1;
-      // parity 0's sites need the byte left of the group, parity 1's the byte right of it
-      const uint32_t left = kP[J & 1] == 0 && c0 > 0 ? row[J * width - 1] : 0u;
-      const uint32_t right = kP[J & 1] == 1 && c0 + 8 < width ? row[J * width + 8] : 0u;
-      lattice_sums8(m[J + 1].x, m[J + 1].y, m[J].x, m[J].y, m[J + 2].x, m[J + 2].y, left, right, s0, s1);
-      uint32_t o0 = m[J + 1].x, o1 = m[J + 1].y;
-      if (kP[J & 1]) {
-        rule.template draw4_strip<1>(table, r0 + J, gi, s0, s1, u, v);
-        lattice_merge4_low6(o0, o1, 1, v);
-      } else {
-        rule.template draw4_strip<0>(table, r0 + J, gi, s0, s1, u, v);
-        lattice_merge4_low6(o0, o1, 0, v);
-      }
-      *reinterpret_cast<uint2*>(row + J * width) = make_uint2(o0, o1);
+      // The row's parity, C + J mod 2, is a constant of each unrolled iteration.
+      *reinterpret_cast<uint2*>(row + J * width) =
+          (C + J) & 1 ? lattice_strip_row<1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b)
+                      : lattice_strip_row<0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b);
     }
   }
 }
@@ -384,27 +379,6 @@ __device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long*
   while ((w & 0xC0C0C0C0C0C0C0C0ull) != tag) w = lattice_exchange_load(p);
   w &= 0x3F3F3F3F3F3F3F3Full;
   return make_uint2(static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32));
-}
-
-/// Row J of one strip's half-sweep of colour C from rows already loaded: the sites of parity (C + J) mod 2 of the
-/// 8 columns at `row` (the group of row r, 8gi … 8gi+7), from the rows above and below (`up`, `down`), the row
-/// itself (`mid`), its side bytes at row[−1] and row[8] and the random words b. Returns the new row word.
-template <int C, int J, class Rule>
-__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
-                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
-  constexpr int P = (C + J) & 1;
-  const int c0 = 8 * gi;
-  const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
-  // parity 0's sites need the byte left of the group, parity 1's the byte right of it
-  const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
-  const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
-  uint32_t s0, s1;
-  lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
-  int v[4];
-  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
-  uint32_t o0 = mid.x, o1 = mid.y;
-  lattice_merge4_low6(o0, o1, P, v);
-  return make_uint2(o0, o1);
 }
 
 /// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), 16
@@ -518,7 +492,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
       // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
       const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
         constexpr int J = decltype(j)::value;
-        const uint2 o = lattice_strip_row<C, J>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
+        const uint2 o = lattice_strip_row<(C + J) & 1>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
                                                 down, ws[J * nthreads]);
         *reinterpret_cast<uint2*>(next + at + J * width) = o;
         return o;
