@@ -394,16 +394,12 @@ TEST_P(GibbsChi2, ChainOnA3x3LatticeMatchesTheExactJointDistribution) {
   std::vector<uint8_t> xm(9, 1);
   xm[4] = 2;
   const PoissonIsingTables t = make_poisson_ising_tables(gamma, 2);
-  PoissonIsingRule<kPoissonIsingMaxTerms> rule;
-  rule.lam_row = lam_row.data();
-  rule.lam_col = lam_col.data();
-  rule.xmax = xm.data();
-  rule.weights = t.weights.data();
-  rule.X = t.X;
-  rule.stride = static_cast<int>(t.s_stride());
-  rule.width = W;
-  rule.gamma = static_cast<float>(gamma);
-  rule.rng_rounds = GetParam();
+  PoissonIsingArrays arrays;
+  arrays.lam_row = lam_row.data();
+  arrays.lam_col = lam_col.data();
+  arrays.xmax = xm.data();
+  arrays.weights = t.weights.data();
+  const auto rule = make_poisson_ising_rule<kPoissonIsingMaxTerms>(arrays, t, W, GetParam());
   auto code = [&](const std::vector<uint8_t>& x) {
     int c = 0;
     for (int i = 0; i < 9; ++i) c = c * 3 + x[i];

@@ -234,21 +234,9 @@ struct GibbsRun::Device {
   }
   template <int NX, bool Site = false, bool Window = false>
   PoissonIsingRule<NX, Site, Window> rule(const PoissonIsingTables& t, int width, int rng_rounds) {
-    PoissonIsingRule<NX, Site, Window> r;
-    r.rng_rounds = rng_rounds;
-    r.lam_row = lam_row.data();
-    r.lam_col = lam_col.data();
-    r.lam_site = lam_site.data();
-    r.xmax = xmax.data();
-    r.weights = weights.data();
-    r.windows = windows.data();
-    r.site_ids = site_ids.data();
-    r.lam_col_split = lam_col_split.data();
-    r.X = t.X;
-    r.stride = static_cast<int>(t.s_stride());
-    r.width = width;
-    r.gamma = static_cast<float>(t.gamma);
-    return r;
+    const PoissonIsingArrays arrays{lam_row.data(), lam_col.data(), lam_site.data(), xmax.data(),
+                                    weights.data(),  windows.data(), site_ids.data(), lam_col_split.data()};
+    return make_poisson_ising_rule<NX, Site, Window>(arrays, t, width, rng_rounds);
   }
 };
 
@@ -323,18 +311,13 @@ void GibbsRun::start_or_keep() {
 
 template <bool Site>
 PoissonIsingRule<kPoissonIsingMaxTerms, Site> GibbsRun::host_rule() const {
-  PoissonIsingRule<kPoissonIsingMaxTerms, Site> r;
-  r.lam_row = field_.row.data();
-  r.lam_col = field_.col.data();
-  r.lam_site = field_.site.data();
-  r.xmax = field_.xmax.data();
-  r.weights = tables_.weights.data();
-  r.X = tables_.X;
-  r.stride = static_cast<int>(tables_.s_stride());
-  r.width = s_.width;
-  r.gamma = static_cast<float>(tables_.gamma);
-  r.rng_rounds = s_.philox_rounds;
-  return r;
+  PoissonIsingArrays arrays;
+  arrays.lam_row = field_.row.data();
+  arrays.lam_col = field_.col.data();
+  arrays.lam_site = field_.site.data();
+  arrays.xmax = field_.xmax.data();
+  arrays.weights = tables_.weights.data();
+  return make_poisson_ising_rule<kPoissonIsingMaxTerms, Site>(arrays, tables_, s_.width, s_.philox_rounds);
 }
 
 void GibbsRun::start() {

@@ -313,26 +313,38 @@ MV_HD MV_INLINE void poisson_ising_strip_offsets(uint32_t ids, uint32_t s0, uint
 /// same bits. Site: λ per site from lam_site (a map that is not separable) instead of lam_row · lam_col.
 /// Window: the kernels' draw4 tries poisson_ising_draw_window first and runs the full draw only where it
 /// returns −1 (the same bits: the window draw returns the full draw's answer or nothing).
-template <int NX, bool Site = false, bool Window = false>
-struct PoissonIsingRule {
-  static constexpr int kTerms = NX;
-  static constexpr bool kSite = Site;
-  static constexpr bool kWindow = Window;
+/// The arrays a PoissonIsingRule reads, on one side (host or device), each row-major where it is per site.
+/// Null where the rule does not read it (see each field).
+struct PoissonIsingArrays {
   const float* lam_row = nullptr;  ///< LambdaField::row (H); separable maps
   const float* lam_col = nullptr;  ///< LambdaField::col (W); separable maps
   const float* lam_site = nullptr; ///< LambdaField::site (W × H); Site only
-  const uint8_t* xmax = nullptr;   ///< x_max per site, row-major
+  const uint8_t* xmax = nullptr;   ///< x_max per site
   const float* weights = nullptr;  ///< PoissonIsingTables::weights
   const float* windows = nullptr;  ///< PoissonIsingTables::windows (Window only)
+  const uint8_t* site_ids = nullptr; ///< poisson_ising_site_ids (the strip kernel's draw4_strip only)
+  /// lam_col split by parity like site_ids (draw4_strip only, separable maps): float (2g + p) · 4 + j is
+  /// lam_col[8g + p + 2j] (poisson_ising_split_columns).
+  const float* lam_col_split = nullptr;
+};
+
+/// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
+/// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
+/// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
+/// same bits. Site: λ per site from lam_site (a map that is not separable) instead of lam_row · lam_col.
+/// Window: the kernels' draw4 tries poisson_ising_draw_window first and runs the full draw only where it
+/// returns −1 (the same bits: the window draw returns the full draw's answer or nothing).
+/// make_poisson_ising_rule builds one.
+template <int NX, bool Site = false, bool Window = false>
+struct PoissonIsingRule : PoissonIsingArrays {
+  static constexpr int kTerms = NX;
+  static constexpr bool kSite = Site;
+  static constexpr bool kWindow = Window;
   int X = 0;                       ///< PoissonIsingTables::X
   int stride = 0;                  ///< PoissonIsingTables::s_stride()
   int width = 0;
   float gamma = 0.f;               ///< γ (for draw_direct)
   int rng_rounds = 10;             ///< Philox rounds of the sweeps' uniforms, 7 or 10 (base/philox.h)
-  const uint8_t* site_ids = nullptr; ///< poisson_ising_site_ids (the strip kernel's draw4_strip only)
-  /// lam_col split by parity like site_ids (draw4_strip only, separable maps): float (2g + p) · 4 + j is
-  /// lam_col[8g + p + 2j] (poisson_ising_split_columns).
-  const float* lam_col_split = nullptr;
 
   MV_HD MV_INLINE float lambda(int r, int c) const {
     if constexpr (Site) return lam_site[static_cast<size_t>(r) * width + c];
@@ -447,5 +459,20 @@ struct PoissonIsingRule {
     return x > xm ? xm : x;
   }
 };
+
+/// The rule of the model in `t` (X, γ, the row stride) on a lattice `width` sites wide, drawing with
+/// Philox-`rng_rounds` (7 or 10), over `arrays` (host or device: the rule only reads through them).
+template <int NX, bool Site = false, bool Window = false>
+PoissonIsingRule<NX, Site, Window> make_poisson_ising_rule(const PoissonIsingArrays& arrays,
+                                                           const PoissonIsingTables& t, int width, int rng_rounds) {
+  PoissonIsingRule<NX, Site, Window> r;
+  static_cast<PoissonIsingArrays&>(r) = arrays;
+  r.X = t.X;
+  r.stride = static_cast<int>(t.s_stride());
+  r.width = width;
+  r.gamma = static_cast<float>(t.gamma);
+  r.rng_rounds = rng_rounds;
+  return r;
+}
 
 }  // namespace mv
