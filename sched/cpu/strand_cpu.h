@@ -125,7 +125,7 @@ struct strand_max_updates<W, std::void_t<decltype(std::declval<const W&>().max_u
 
 /// What every CPU run starts with: the settings checked, the result arrays of the N strands allocated and,
 /// with s.record_finish_order, r.finish_order all kStrandNotFinished with tickets stamping into it through
-/// `next` (null tickets otherwise). Not movable: the tickets point at `next`.
+/// `next` (null tickets otherwise), and the start of the timed region. Not movable: the tickets point at `next`.
 template <class W>
 struct HostRun {
   uint32_t n;
@@ -139,6 +139,9 @@ struct HostRun {
       ft = FinishTickets{r.finish_order.data(), &next};
     }
   }
+  /// When the timed region began (start_clock; until then, at construction).
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  void start_clock() { t0 = std::chrono::steady_clock::now(); }
   HostRun(const HostRun&) = delete;
   HostRun& operator=(const HostRun&) = delete;
 };
@@ -159,22 +162,35 @@ inline const StrategyInfo& cpu_parallel_strategy_info() {
   return i;
 }
 
+/// The frame of the CPU strand strategies: the info record Info(), the settings checked and the result arrays
+/// allocated (HostRun), then `execute`, which starts the wall clock (HostRun::start_clock) once its own
+/// allocations are made; the run's time is taken when it returns.
+template <class W, const StrategyInfo& (*Info)()>
+class HostStrandStrategy : public StrandStrategy<W> {
+ public:
+  const StrategyInfo& info() const final { return Info(); }
+  StrandRun<W> run(const W& w, const StrandRunSettings& s) final {
+    strand_detail::HostRun<W> h(w, s);
+    execute(w, s, h);
+    h.r.timing.ms = strand_detail::ms_since(h.t0);
+    return std::move(h.r);
+  }
+
+ protected:
+  virtual void execute(const W& w, const StrandRunSettings& s, strand_detail::HostRun<W>& h) = 0;
+};
+
 /// `sequential`: one CPU thread runs strand 0, 1, …, N−1 to completion with run_item.
 template <class W>
-class SequentialStrands final : public StrandStrategy<W> {
- public:
-  const StrategyInfo& info() const override { return sequential_strategy_info(); }
-  StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
-    strand_detail::HostRun<W> h(w, s);
-    const auto t0 = std::chrono::steady_clock::now();
+class SequentialStrands final : public HostStrandStrategy<W, sequential_strategy_info> {
+  void execute(const W& w, const StrandRunSettings& s, strand_detail::HostRun<W>& h) override {
+    h.start_clock();
     constexpr uint32_t kProgressChunk = 4096;
     for (uint32_t first = 0; first < h.n; first += kProgressChunk) {
       const uint32_t last = h.n - first < kProgressChunk ? h.n : first + kProgressChunk;
       strand_detail::run_range(w, first, last, h.r, s.max_steps, h.ft);
       if (s.on_progress) s.on_progress(last, h.n);
     }
-    h.r.timing.ms = strand_detail::ms_since(t0);
-    return std::move(h.r);
   }
 };
 
@@ -183,11 +199,8 @@ class SequentialStrands final : public StrandStrategy<W> {
 /// and blocks without active strands leave the block list, so a super-step costs what its active
 /// strands cost.
 template <class W>
-class CpuParallelStrands final : public StrandStrategy<W> {
- public:
-  const StrategyInfo& info() const override { return cpu_parallel_strategy_info(); }
-  StrandRun<W> run(const W& w, const StrandRunSettings& s) override {
-    strand_detail::HostRun<W> h(w, s);
+class CpuParallelStrands final : public HostStrandStrategy<W, cpu_parallel_strategy_info> {
+  void execute(const W& w, const StrandRunSettings& s, strand_detail::HostRun<W>& h) override {
     const uint32_t n = h.n;
     StrandRun<W>& r = h.r;
     const FinishTickets ft = h.ft;
@@ -196,7 +209,7 @@ class CpuParallelStrands final : public StrandStrategy<W> {
     std::vector<uint32_t> active(n), live(nblocks), blocks(nblocks);
     std::iota(blocks.begin(), blocks.end(), 0u);
 
-    const auto t0 = std::chrono::steady_clock::now();
+    h.start_clock();
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, nblocks, 1), [&](const tbb::blocked_range<uint32_t>& br) {
       for (uint32_t b = br.begin(); b != br.end(); ++b) {
         const uint64_t first64 = static_cast<uint64_t>(b) * block;
@@ -260,9 +273,7 @@ class CpuParallelStrands final : public StrandStrategy<W> {
         last_report = std::chrono::steady_clock::now();
       }
     }
-    r.timing.ms = strand_detail::ms_since(t0);
     r.timing.super_steps = super_steps;
-    return std::move(r);
   }
 };
 
