@@ -1,7 +1,7 @@
 // Generic settings (base/params.h): parsing and range messages, all-or-nothing application, `when`
-// conditions, and the two knob tables that the CLI, the GUI and the sidecars are generated from — the
-// megakernel's (sched/megakernel/megakernel_settings.h) and the strand strategies' (sched/strand_strategy.h), where the
-// global queue's work unit c is an ordinary knob.
+// conditions, the knob tables that the CLI, the GUI and the sidecars are generated from — the megakernel's
+// (sched/megakernel/megakernel_settings.h) and the strand strategies' (sched/strand_strategy.h), where the
+// global queue's work unit c is an ordinary knob — and knob descriptions read from JSON (base/param_file.h).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,9 +11,12 @@
 
 #include "app/session/params_report.h"
 #include "app/session/session.h"
+#include "app/session/stencil_run.h"
 #include "app/session/strand_workloads.h"
+#include "base/param_file.h"
 #include "base/params.h"
 #include "render/gpu.h"
+#include "sched/lattice/halo_plan.h"
 #include "sched/megakernel/megakernel_settings.h"
 #include "sched/strand_strategy.h"
 #include "test_support.h"
@@ -269,6 +272,94 @@ TEST(Params, TheCommandLineOptionsAreGeneratedFromTheTables) {
                                   (dir / "x.png") + "'");
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find("--record-capacity: must be an integer in [1, 16777216], got \"0\""), std::string::npos) << r.err;
+}
+
+// ---- knob descriptions as data (base/param_file.h, assets/knobs-*.json) ----
+
+std::string param_file_error(const char* text, const char* knob = "a", std::vector<std::string> choices = {}) {
+  try {
+    ParamFile f("t.json", text);
+    f.spec(knob, std::move(choices));
+    f.expect_all_bound();
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ParamFile, ReadsEveryFieldOfAKnob) {
+  ParamFile f("t.json", R"({"knobs": [
+      {"name": "a", "kind": "int", "min": 2, "max": 64, "doc": "d", "source": "Kerbl 2012 §3", "when": "q=x",
+       "flags": ["advanced", "zero-is-off", "power-of-two"]},
+      {"name": "b", "kind": "choice", "doc": "e", "choices": ["u", "v"]}]})");
+  EXPECT_EQ(f.size(), 2u);
+  const ParamSpec a = f.spec("a");
+  EXPECT_EQ(a.kind, ParamKind::Int);
+  EXPECT_EQ(a.min, 2.0);
+  EXPECT_EQ(a.max, 64.0);
+  EXPECT_EQ(a.doc, "d");
+  EXPECT_EQ(a.source, "Kerbl 2012 §3");
+  EXPECT_EQ(a.when, "q=x");
+  EXPECT_TRUE(a.advanced && a.zero_is_off && a.power_of_two);
+  const ParamSpec b = f.spec("b");
+  EXPECT_EQ(b.kind, ParamKind::Choice);
+  EXPECT_EQ(b.choices, (std::vector<std::string>{"u", "v"}));
+  EXPECT_FALSE(b.advanced);
+  EXPECT_NO_THROW(f.expect_all_bound());
+}
+
+TEST(ParamFile, RefusesMalformedDescriptionsNamingTheFileAndKnob) {
+  EXPECT_EQ(param_file_error(nullptr), "t.json: the file is not embedded in the binary (CMakeLists.txt, mv_embed_files)");
+  EXPECT_EQ(param_file_error("[1, 2]"), "t.json: not a JSON object with a \"knobs\" array");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "int", "max": 3, "doc": "d"}]})"),
+            "t.json: knob \"a\": \"min\" is required");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool", "min": 0, "max": 1, "doc": "d"}]})"),
+            "t.json: knob \"a\": \"min\" is only for int and real knobs");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "real", "min": 3, "max": 1, "doc": "d"}]})"),
+            "t.json: knob \"a\": \"min\" exceeds \"max\"");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "float", "doc": "d"}]})"),
+            "t.json: knob \"a\": \"kind\" must be bool, int, real, choice or text, not \"float\"");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool"}]})"), "t.json: knob \"a\": no \"doc\"");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool", "doc": "d", "flags": ["fast"]}]})"),
+            "t.json: knob \"a\": unknown flag \"fast\" (advanced, zero-is-off, power-of-two)");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool", "doc": "d"},
+                                          {"name": "a", "kind": "bool", "doc": "d"}]})"),
+            "t.json: knob \"a\": described twice");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool", "doc": "d"}]})", "b"),
+            "t.json: knob \"b\": no such knob in the file");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "bool", "doc": "d"},
+                                          {"name": "b", "kind": "bool", "doc": "d"}]})"),
+            "t.json: knob \"b\": described in the file but bound to no field");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "choice", "doc": "d"}]})"),
+            "t.json: knob \"a\": a choice knob without choices");
+  EXPECT_EQ(param_file_error(R"({"knobs": [{"name": "a", "kind": "choice", "doc": "d", "choices": ["x"]}]})", "a",
+                             {"y"}),
+            "t.json: knob \"a\": \"choices\" are given by the code; the file must not list them");
+  ParamFile twice("t.json", R"({"knobs": [{"name": "a", "kind": "bool", "doc": "d"}]})");
+  twice.spec("a");
+  try {
+    twice.spec("a");
+    ADD_FAILURE() << "a knob bound twice was accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "t.json: knob \"a\": bound twice");
+  }
+}
+
+TEST(ParamFile, TheEmbeddedTablesBindEveryKnobTheirFilesDescribe) {
+  // Building the tables runs ParamFile::expect_all_bound; the counts are the files' knobs.
+  EXPECT_EQ(megakernel_params().specs().size(), 26u);
+  EXPECT_EQ(stencil_params().specs().size(), 8u);
+  const ParamSpec* queue = find_param(megakernel_params().specs(), "queue");
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(queue->choices, (std::vector<std::string>{"kerbl", "buckets", "quanta"}));
+  const ParamSpec* segment = find_param(megakernel_params().specs(), "segment-size");
+  ASSERT_NE(segment, nullptr);
+  EXPECT_TRUE(segment->power_of_two);
+  EXPECT_EQ(segment->when, "queue=kerbl");
+  // The stencil's ranges that the halo plan also checks: the file's numbers must be the plan's limits.
+  EXPECT_EQ(find_param(stencil_params().specs(), "partitions")->max, kMaxHaloPartitions);
+  EXPECT_EQ(find_param(stencil_params().specs(), "depth")->max, kMaxHaloDepth);
+  EXPECT_EQ(find_param(stencil_params().specs(), "kernel")->choices.size(), static_cast<size_t>(kHaloKernelCount));
 }
 
 }  // namespace

@@ -8,10 +8,13 @@
 
 #include "app/session/params_report.h"
 #include "base/cuda_check.h"
+#include "base/param_file.h"
 #include "render/lattice/jacobi.h"
 #include "render/tonemap.h"
 #include "sched/lattice/halo_cpu.h"
 #include "sched/lattice/halo_gpu.cuh"
+
+#include "assets_embedded.h"
 
 namespace mv {
 
@@ -34,38 +37,18 @@ __global__ void sample_tile_kernel(const float* field, int pitch, int depth, Hal
 
 const ParamTable<StencilSettings>& stencil_params() {
   static const ParamTable<StencilSettings> table = [] {
-    const std::string src = "Valen 2023";
-    ParamTable<StencilSettings> t;
-    t.add(make_param("size", ParamKind::Int, 8, 200000, "grid side n: n × n float32 sites, periodic (restarts the run)",
-                     src + " §3.1.1, §4.3"),
-          &StencilSettings::size);
-    t.add(make_param("partitions", ParamKind::Int, 1, kMaxHaloPartitions,
-                     "partitions P (2D tiles as square as P allows); several per GPU exchange through device copies",
-                     src + " §2.6, §3.1.2 Table 3.2"),
-          &StencilSettings::partitions);
-    t.add(make_param("gpus", ParamKind::Int, 1, 8, "GPUs G (partition p on GPU p·G/P); G > 1 exchanges through NCCL",
-                     src + " §3.3"),
-          &StencilSettings::gpus);
-    t.add(make_param("depth", ParamKind::Int, 1, kMaxHaloDepth,
-                     "halo depth d: exchange every d iterations, computing the halo redundantly in between",
-                     src + " §2.7.1"),
-          &StencilSettings::depth);
-    t.add(make_param("exchange", ParamKind::Choice, 0, 0,
-                     "sync: west/east then north/south with the corners (two phases); async: all eight neighbours at once",
-                     src + " §2.7, §3.3", "", 0, {"sync", "async"}),
-          &StencilSettings::exchange);
-    t.add(make_param("overlap", ParamKind::Bool, 0, 1, "compute the inner region while the halo is exchanged",
-                     src + " §2.8, §3.4"),
-          &StencilSettings::overlap);
-    t.add(make_param("iterations-per-frame", ParamKind::Int, 1, 1 << 20,
-                     "at most this many iterations per frame, fewer when the measured rate does not fit them in "
-                     "the frame's time budget (0: as many as the budget allows)", "", "",
-                     kParamZeroIsOff | kParamAdvanced),
-          &StencilSettings::iterations_per_frame);
-    t.add(make_param("kernel", ParamKind::Choice, 0, 0,
-                     "GPU compute kernel's block shape: threads x × threads y × rows per thread", "", "",
-                     kParamAdvanced, {std::begin(kHaloKernelShapes), std::end(kHaloKernelShapes)}),
-          &StencilSettings::kernel);
+    using S = StencilSettings;
+    ParamFile f("knobs-stencil.json", assets::find("knobs-stencil.json"));
+    ParamTable<S> t;
+    t.add(f.spec("size"), &S::size);
+    t.add(f.spec("partitions"), &S::partitions);
+    t.add(f.spec("gpus"), &S::gpus);
+    t.add(f.spec("depth"), &S::depth);
+    t.add(f.spec("exchange"), &S::exchange);
+    t.add(f.spec("overlap"), &S::overlap);
+    t.add(f.spec("iterations-per-frame"), &S::iterations_per_frame);
+    t.add(f.spec("kernel", {std::begin(kHaloKernelShapes), std::end(kHaloKernelShapes)}), &S::kernel);
+    f.expect_all_bound();
     return t;
   }();
   return table;

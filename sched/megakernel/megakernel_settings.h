@@ -1,8 +1,9 @@
 // The priority megakernel's settings and statistics (sched/megakernel/megakernel.cuh, Kerbl 2012 §3–§6) in plain
 // C++: the viewer's panels, the command line and the capture sidecar read and write them without CUDA
-// headers, through MegakernelControl (what Session::megakernel() returns). Every knob is described once, in
-// megakernel_params() (base/params.h): its name, range, default, doc and source; the ranges checked by
-// validate(), the CLI options, the GUI panel, the sidecar and scripted changes all come from that table.
+// headers, through MegakernelControl (what Session::megakernel() returns). Every knob is described once:
+// its default here, its name, range, doc and source in assets/knobs-megakernel.json, bound to the field in
+// megakernel_params() (base/params.h); the ranges checked by validate(), the CLI options, the GUI panel, the
+// sidecar and scripted changes all come from that table.
 #pragma once
 
 #include <cmath>
@@ -11,7 +12,10 @@
 
 #include "base/enum_names.h"
 #include "base/errors.h"
+#include "base/param_file.h"
 #include "base/params.h"
+
+#include "assets_embedded.h"
 
 namespace mv {
 
@@ -21,13 +25,13 @@ enum class QueueDesign : uint32_t {
   /// pairs of segments (§3–§5). Every live task runs once per turn-over of the ring, so on a GPU that
   /// turns the ring over faster than the controllers merge it the sample allocation stays uniform
   /// (docs/perf.md); kept for the paper's experiments (sched-bench, sort-bench, Figs 3–5).
-  Kerbl = 0,
+  Kerbl,
   /// K FIFO rings: urgent tasks, then a calendar queue over priority bands (sched/megakernel/priority_table.h);
   /// workers serve the most urgent non-empty band, every age_period-th claim of a warp the fullest ring.
-  Buckets = 1,
+  Buckets,
   /// One FIFO ring; a task draws priority-proportional quanta of sample batches per visit, through a
   /// per-task credit (0: it yields this visit) (sched/megakernel/priority_table.h).
-  Quanta = 2,
+  Quanta,
 };
 inline constexpr int kNumQueueDesigns = 3;
 
@@ -64,14 +68,6 @@ struct MegakernelSettings {
   /// `buckets`: how many bands (four an octave) a repeating task's priority may fall below the band it was
   /// claimed from and still run again, [0, 30]. 0: only while it stays in its band.
   uint32_t band_slack = 2;
-  /// `buckets`: a repeating task also runs again (within band_repeat) while it leads the queue: no urgent
-  /// task waits and its priority's band is at least as urgent as the most urgent band with waiting tasks,
-  /// so the greedy order would pick it next anyway. Keeps a scene's hottest patches running back to back
-  /// instead of waiting for a claim between batches: on `caustic` under `neyman`, whose time to quality is
-  /// bound by the serial executions of its hottest patches, 0.16× uniform's time instead of 0.19–0.28×
-  /// (0.145–0.150× with band_repeat 64), at twice the samples; it costs `variance` on caustic 7 % and
-  /// `neyman` on room (docs/perf.md), hence off by default.
-  bool stay_leading = false;
   /// `buckets`: D, the most warps that may execute one task's batches at the same time, [1, 32]. With
   /// D > 1 a task that leads the queue after a batch puts a secondary entry of itself into the queue while
   /// it has fewer than D entries and executions (sched/megakernel/lane_tokens.h), so a scene's hottest
@@ -84,6 +80,14 @@ struct MegakernelSettings {
   /// for tens of ms and reaches a lower MSE than stay_leading alone from ≈ 8 ms on, but not the goal
   /// sooner; on `room` it costs `variance` ≈ 20 % of time to quality (docs/perf.md).
   uint32_t patch_lanes = 1;
+  /// `buckets`: a repeating task also runs again (within band_repeat) while it leads the queue: no urgent
+  /// task waits and its priority's band is at least as urgent as the most urgent band with waiting tasks,
+  /// so the greedy order would pick it next anyway. Keeps a scene's hottest patches running back to back
+  /// instead of waiting for a claim between batches: on `caustic` under `neyman`, whose time to quality is
+  /// bound by the serial executions of its hottest patches, 0.16× uniform's time instead of 0.19–0.28×
+  /// (0.145–0.150× with band_repeat 64), at twice the samples; it costs `variance` on caustic 7 % and
+  /// `neyman` on room (docs/perf.md), hence off by default.
+  bool stay_leading = false;
   /// `buckets` with patch_lanes > 1: the far ring (the tasks whose band lay below the calendar window when
   /// they were enqueued) is also served, FIFO, at the rate that claims each of its entries again within
   /// about this many rounds (a round: one batch on every worker warp, ≈ 40 µs on caustic), [1, 65536], 0:
@@ -101,44 +105,20 @@ struct MegakernelSettings {
   uint32_t segment_size = 256;
   /// The controller sorts (§4.3). false: the queue runs in plain FIFO order (the fair comparison).
   bool controller = true;
-  /// §5.2 collision avoidance: lock a pair only when the buffer ahead covers the sort time.
-  bool time_management = true;
-  /// §5.3 metadata: measure each task's shortest duration and keep per-segment minima. false: every
-  /// buffer segment counts `constant_segment_cycles` (§5.4, "a constant global variable").
-  bool collect_metadata = true;
-  /// §5.4: > 0 assumes every task takes this many cycles instead of measuring (needs collect_metadata).
-  uint32_t static_task_cycles = 0;
-  /// Buffer time per segment when collect_metadata is false, in cycles.
-  uint32_t constant_segment_cycles = 100000;
-  /// §5.4's global multiplier on the buffer time (> 1: optimistic, sorts more, collides more).
-  float buffer_multiplier = 1.0f;
-  /// false: Kerbl's buffer = Σ over buffer segments of their shortest task (one segment per task
-  /// duration; right when workers ≤ S). true: floor(R / W) × the shortest of them, R entries ahead of the
-  /// pair and W worker warps (the bound of sched/megakernel/queue_model.h; right when W > S, as on an H100).
-  bool wave_aware_buffer = false;
-  /// Record the slice's dequeue order (priorities) and compute its order score S(n) (sched/megakernel/score.h).
-  bool record_order = false;
-  /// At most this many dequeues per slice are recorded.
-  uint32_t record_capacity = 1u << 16;
-  /// Watchdog: the longest any busy-wait may last, and the host's limit on one slice (then it asks the
-  /// kernel to stop, which ends the slice early but cleanly), in seconds, (0, 60].
-  double watchdog_seconds = 2.0;
-  /// Resident blocks per SM (0: the most the occupancy calculator allows).
-  uint32_t blocks_per_sm = 0;
-  /// Worker blocks of the persistent grid, [1, 65535], beside the controller blocks (0: every block that is
-  /// resident with blocks_per_sm). Kerbl 2012 §6.2 ran 15 worker blocks on a GTX 480; an H100 holds hundreds.
-  /// The grid launched is min(controllers + worker_blocks, the resident grid).
-  uint32_t worker_blocks = 0;
   /// Controller blocks P in [1, 64] (beyond Kerbl, who uses one): blocks 0 … P−1 sort, the rest work.
   /// Controller i restarts its back-to-front walk (Fig 2) at the back of the i-th of P equal ranges of the
   /// sortable queue, so P walks run staggered like a pipelined bubble sort; they meet only through the
   /// segments' try-locks, which keep any overlap safe. An H100's 132 SMs drain a segment far faster than
   /// one block can merge the queue (docs/perf.md); P > 1 multiplies the merge rate.
   uint32_t controllers = 1;
-  /// How a rebuild orders the queue: true (default) by descending priority, as the controller would
-  /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
-  /// Kerbl §6.2). Only a rebuild reads it.
-  bool rebuild_sorted = true;
+  /// §5.2 collision avoidance: lock a pair only when the buffer ahead covers the sort time.
+  bool time_management = true;
+  /// §5.4's global multiplier on the buffer time (> 1: optimistic, sorts more, collides more).
+  float buffer_multiplier = 1.0f;
+  /// false: Kerbl's buffer = Σ over buffer segments of their shortest task (one segment per task
+  /// duration; right when workers ≤ S). true: floor(R / W) × the shortest of them, R entries ahead of the
+  /// pair and W worker warps (the bound of sched/megakernel/queue_model.h; right when W > S, as on an H100).
+  bool wave_aware_buffer = false;
   /// Front-pull merges (beyond Kerbl): instead of Fig 2's adjacent pairs, a controller merges the
   /// segment its walk is at (from the back towards the front) with a *target* segment just ahead of the
   /// head — head + 1 + pull_distance (+ i for controller i, + an adaptive extra after §5.2 refusals) —
@@ -149,142 +129,69 @@ struct MegakernelSettings {
   bool pull_forward = false;
   /// Segments between the one in execution and the pull target, [1, 1024].
   uint32_t pull_distance = 4;
-
+  /// §5.3 metadata: measure each task's shortest duration and keep per-segment minima. false: every
+  /// buffer segment counts `constant_segment_cycles` (§5.4, "a constant global variable").
+  bool collect_metadata = true;
+  /// §5.4: > 0 assumes every task takes this many cycles instead of measuring (needs collect_metadata).
+  uint32_t static_task_cycles = 0;
+  /// Buffer time per segment when collect_metadata is false, in cycles.
+  uint32_t constant_segment_cycles = 100000;
+  /// Resident blocks per SM (0: the most the occupancy calculator allows).
+  uint32_t blocks_per_sm = 0;
+  /// Worker blocks of the persistent grid, [1, 65535], beside the controller blocks (0: every block that is
+  /// resident with blocks_per_sm). Kerbl 2012 §6.2 ran 15 worker blocks on a GTX 480; an H100 holds hundreds.
+  /// The grid launched is min(controllers + worker_blocks, the resident grid).
+  uint32_t worker_blocks = 0;
+  /// Record the slice's dequeue order (priorities) and compute its order score S(n) (sched/megakernel/score.h).
+  bool record_order = false;
+  /// At most this many dequeues per slice are recorded.
+  uint32_t record_capacity = 1u << 16;
+  /// Watchdog: the longest any busy-wait may last, and the host's limit on one slice (then it asks the
+  /// kernel to stop, which ends the slice early but cleanly), in seconds, (0, 60].
+  double watchdog_seconds = 2.0;
+  /// How a rebuild orders the queue: true (default) by descending priority, as the controller would
+  /// leave it; false in task index order (sched-bench fills it in ascending priority, the worst case of
+  /// Kerbl §6.2). Only a rebuild reads it.
+  bool rebuild_sorted = true;
   /// Throws InputError("", "--name", …) naming the first setting that megakernel_params() does not allow.
   void validate() const;
 };
 
-/// The megakernel's knobs (base/params.h), bound to the fields of MegakernelSettings, in panel order.
-/// Names are the CLI options without the dashes; `when` ties a knob to the queue design that reads it.
+/// The megakernel's knobs (base/params.h), bound to the fields of MegakernelSettings, in panel order. Their names,
+/// ranges, docs, sources and conditions (`when`: the queue design that reads a knob) are data, in
+/// assets/knobs-megakernel.json (base/param_file.h); names are the CLI options without the dashes.
 inline const ParamTable<MegakernelSettings>& megakernel_params() {
   static const ParamTable<MegakernelSettings> table = [] {
-    using K = ParamKind;
     using M = MegakernelSettings;
-    const std::string kerbl = "queue=kerbl", buckets = "queue=buckets";
-    const double u32 = 4294967295.0;
+    ParamFile f("knobs-megakernel.json", assets::find("knobs-megakernel.json"));
     ParamTable<M> t;
-    t.add(make_param("queue", K::Choice, 0, 0,
-                     "how the workers order the tasks: kerbl (one sorted ring, Kerbl 2012 exactly), buckets (priority "
-                     "rings: urgent tasks run again first), quanta (priority-proportional sample batches per visit); a "
-                     "change rebuilds the queue from the film",
-                     "Kerbl 2012 §3-5; sched/megakernel/priority_table.h", "", 0,
-                     {kQueueDesignNames.names.begin(), kQueueDesignNames.names.end()}),
-          &M::queue);
-    t.add(make_param("buckets", K::Int, 3, 32,
-                     "rings K: urgent, a calendar window of K - 2 priority bands (four an octave) and the tasks below it",
-                     "sched/megakernel/priority_table.h", buckets),
-          &M::buckets);
-    t.add(make_param("age-period", K::Int, 2, 65536,
-                     "every n-th claim of a worker warp serves the ring with the most waiting tasks, so no task waits "
-                     "for ever (0: off)",
-                     "sched/megakernel/priority_table.h", buckets, kParamZeroIsOff),
-          &M::age_period);
-    t.add(make_param("band-repeat", K::Int, 1, 64,
-                     "sample batches a claimed task may run in a row while it stays in the band it was claimed from "
-                     "(1: one batch per claim); saves the queue's claim and re-enqueue between them",
-                     "sched/megakernel/priority_table.h", buckets),
-          &M::band_repeat);
-    t.add(make_param("band-slack", K::Int, 0, 30,
-                     "bands (four an octave) a repeating task's priority may fall below the band it was claimed from "
-                     "and still run again (0: only within its band)",
-                     "sched/megakernel/priority_table.h", buckets),
-          &M::band_slack);
-    t.add(make_param("stay-leading", K::Bool, 0, 1,
-                     "a repeating task also runs again while it is at least as urgent as every waiting task (the "
-                     "greedy order's next pick anyway): hot patches run back to back",
-                     "sched/megakernel/priority_table.h", buckets),
-          &M::stay_leading);
-    t.add(make_param("patch-lanes", K::Int, 1, 32,
-                     "warps that may execute one task at the same time (1: one); a task that leads the queue adds "
-                     "entries of itself up to this many; samples stay exact, batches add to the film in the order they "
-                     "finish (images equal statistically, not bitwise); switching between 1 and more rebuilds the queue. "
-                     "Experimental: on caustic not sooner to quality than stay-leading alone, on room slower (docs/perf.md)",
-                     "sched/megakernel/lane_tokens.h", buckets, kParamAdvanced),
-          &M::patch_lanes);
-    t.add(make_param("far-drain", K::Int, 1, 65536,
-                     "with patch lanes > 1: the far ring (tasks below the priority window) is also served FIFO at the "
-                     "rate that claims each of its entries again within about this many rounds of batches on every "
-                     "warp (0: only when the window is empty, as with one lane)",
-                     "sched/megakernel/work_queue.cuh", buckets, kParamAdvanced | kParamZeroIsOff),
-          &M::far_drain);
-    t.add(make_param("quantum-max", K::Int, 2, 64,
-                     "largest sample batches one visit may run: the mean quantum goes from Q (most urgent) through 1 "
-                     "(median) to 1/Q",
-                     "sched/megakernel/priority_table.h", "queue=quanta"),
-          &M::quantum_max);
-    t.add(make_param("segment-size", K::Int, 32, 512,
-                     "entries per queue segment S; the controller sorts pairs of full segments (2S keys a pass)",
-                     "Kerbl 2012 §3.2, §4.3", kerbl, kParamPowerOfTwo),
-          &M::segment_size);
-    t.add(make_param("controller", K::Bool, 0, 1,
-                     "a controller block merges adjacent segments with the bitonic sort (off: the queue runs FIFO, the "
-                     "fair comparison)",
-                     "Kerbl 2012 §3.1, §4, §6.2", kerbl),
-          &M::controller);
-    t.add(make_param("controllers", K::Int, 1, 64,
-                     "controller blocks P walking staggered over P ranges of the queue (1: Kerbl's single controller)",
-                     "beyond Kerbl 2012 §4", kerbl),
-          &M::controllers);
-    t.add(make_param("time-management", K::Bool, 0, 1,
-                     "lock a pair only when the buffer ahead of it outlasts the longest sort measured for its method",
-                     "Kerbl 2012 §5.2", kerbl),
-          &M::time_management);
-    t.add(make_param("buffer-multiplier", K::Real, 0.01, 100,
-                     "multiplier on the estimated buffer time (> 1 optimistic: sorts closer to the front, collides "
-                     "more)",
-                     "Kerbl 2012 §5.4", kerbl),
-          &M::buffer_multiplier);
-    t.add(make_param("wave-aware-buffer", K::Bool, 0, 1,
-                     "buffer = floor(entries ahead / worker warps) x the shortest task ahead (right when the workers "
-                     "outnumber a segment's entries; sched/megakernel/queue_model.h)",
-                     "beyond Kerbl 2012 §5.3", kerbl),
-          &M::wave_aware_buffer);
-    t.add(make_param("pull-forward", K::Bool, 0, 1,
-                     "merge each segment of the walk with a target just ahead of the head instead of its neighbour",
-                     "beyond Kerbl 2012 §4", kerbl),
-          &M::pull_forward);
-    t.add(make_param("pull-distance", K::Int, 1, 1024, "segments between the one in execution and the pull target",
-                     "beyond Kerbl 2012 §4", kerbl),
-          &M::pull_distance);
-    t.add(make_param("collect-metadata", K::Bool, 0, 1,
-                     "measure every task's shortest duration and keep per-segment minima for the buffer estimate "
-                     "(off: every buffer segment counts the constant segment cycles)",
-                     "Kerbl 2012 §5.3", kerbl),
-          &M::collect_metadata);
-    t.add(make_param("static-task-cycles", K::Int, 0, u32,
-                     "> 0: assume every task takes this many cycles instead of measuring it (0: measure)",
-                     "Kerbl 2012 §5.4", kerbl, kParamAdvanced),
-          &M::static_task_cycles);
-    t.add(make_param("constant-segment-cycles", K::Int, 0, u32,
-                     "buffer time of one segment while metadata collection is off, in cycles", "Kerbl 2012 §5.4",
-                     kerbl, kParamAdvanced),
-          &M::constant_segment_cycles);
-    t.add(make_param("blocks-per-sm", K::Int, 1, 64,
-                     "resident blocks per SM of the persistent grid (0: as many as the occupancy calculator allows); "
-                     "a change rebuilds the queue",
-                     "Kerbl 2012 §3.1", "", kParamZeroIsOff),
-          &M::blocks_per_sm);
-    t.add(make_param("worker-blocks", K::Int, 1, 65535,
-                     "worker blocks of the persistent grid beside the controllers (0: all that are resident); 15 is "
-                     "Kerbl's GTX 480",
-                     "Kerbl 2012 §6.2", "", kParamZeroIsOff),
-          &M::worker_blocks);
-    t.add(make_param("record-order", K::Bool, 0, 1,
-                     "record each slice's dequeue order and show its sort accuracy S(n) (costs a download a frame)",
-                     "Kerbl 2012 §6.2"),
-          &M::record_order);
-    t.add(make_param("record-capacity", K::Int, 1, 16777216, "dequeues recorded per slice at most", "", "",
-                     kParamAdvanced),
-          &M::record_capacity);
-    t.add(make_param("watchdog-seconds", K::Real, 1e-9, 60,
-                     "longest busy-wait and host limit on one slice, in seconds (then the slice ends early)", "", "",
-                     kParamAdvanced),
-          &M::watchdog_seconds);
-    t.add(make_param("rebuild-sorted", K::Bool, 0, 1,
-                     "a rebuild orders the queue by descending priority (off: task index order, Kerbl §6.2's worst "
-                     "case for sched-bench)",
-                     "Kerbl 2012 §6.2", "", kParamAdvanced),
-          &M::rebuild_sorted);
+    t.add(f.spec("queue", {kQueueDesignNames.names.begin(), kQueueDesignNames.names.end()}), &M::queue);
+    t.add(f.spec("buckets"), &M::buckets);
+    t.add(f.spec("age-period"), &M::age_period);
+    t.add(f.spec("band-repeat"), &M::band_repeat);
+    t.add(f.spec("band-slack"), &M::band_slack);
+    t.add(f.spec("stay-leading"), &M::stay_leading);
+    t.add(f.spec("patch-lanes"), &M::patch_lanes);
+    t.add(f.spec("far-drain"), &M::far_drain);
+    t.add(f.spec("quantum-max"), &M::quantum_max);
+    t.add(f.spec("segment-size"), &M::segment_size);
+    t.add(f.spec("controller"), &M::controller);
+    t.add(f.spec("controllers"), &M::controllers);
+    t.add(f.spec("time-management"), &M::time_management);
+    t.add(f.spec("buffer-multiplier"), &M::buffer_multiplier);
+    t.add(f.spec("wave-aware-buffer"), &M::wave_aware_buffer);
+    t.add(f.spec("pull-forward"), &M::pull_forward);
+    t.add(f.spec("pull-distance"), &M::pull_distance);
+    t.add(f.spec("collect-metadata"), &M::collect_metadata);
+    t.add(f.spec("static-task-cycles"), &M::static_task_cycles);
+    t.add(f.spec("constant-segment-cycles"), &M::constant_segment_cycles);
+    t.add(f.spec("blocks-per-sm"), &M::blocks_per_sm);
+    t.add(f.spec("worker-blocks"), &M::worker_blocks);
+    t.add(f.spec("record-order"), &M::record_order);
+    t.add(f.spec("record-capacity"), &M::record_capacity);
+    t.add(f.spec("watchdog-seconds"), &M::watchdog_seconds);
+    t.add(f.spec("rebuild-sorted"), &M::rebuild_sorted);
+    f.expect_all_bound();
     return t;
   }();
   return table;
