@@ -13,29 +13,41 @@
 
 namespace mv {
 
+const char* smoke_form_placeholder(SmokeForm form) {
+  switch (form) {
+    case SmokeForm::OnOff: return "on|off";
+    case SmokeForm::ImageOrHeat: return "image|heat";
+    case SmokeForm::Unit: return "F";
+    case SmokeForm::Size: return "WxH";
+    case SmokeForm::None:
+    case SmokeForm::Text:
+    case SmokeForm::Triple: break;
+  }
+  return "";
+}
+
 const std::vector<SmokeRule>& smoke_rules() {
   using F = SmokeForm;
   static const std::vector<SmokeRule> rules = {
       {"priority", F::Text, "P", "the Scheduling panel's priority (the left side's in split view)"},
       {"strategy", F::Text, "S", "the Scheduling panel's strategy (the left side's in split view)"},
-      {"capture", F::None, "", "the Screenshot button / F12"},
-      {"split", F::OnOff, "on|off", "the Split view checkbox (on restarts the left film)"},
+      {"capture", F::None, "the Screenshot button / F12"},
+      {"split", F::OnOff, "the Split view checkbox (on restarts the left film)"},
       {"split-strategy", F::Text, "S", "the Split view's right strategy"},
+      {"divider", F::Unit, "the divider slider, F in [0, 1]"},
       {"split-priority", F::Text, "P", "the Split view's right priority"},
-      {"divider", F::Unit, "F", "the divider slider, F in [0, 1]"},
       {"workload", F::Text, "W|progressive", "the workload picker"},
       {"strand-strategy", F::Text, "S", "the Strands section's strategy (restarts the run)"},
       {"grid", F::Text, "auto|n:b[:c]", "the Strands section's grid (':' since --smoke-at splits at commas)"},
-      {"strand-size", F::Size, "WxH",
-       "the Strands section's size (applied after a workload switch of the same frame)"},
-      {"strand-view", F::ImageOrHeat, "image|heat", "the image / steps heat map toggle"},
+      {"strand-size", F::Size, "the Strands section's size (applied after a workload switch of the same frame)"},
+      {"strand-view", F::ImageOrHeat, "the image / steps heat map toggle"},
       {"strand-orbit", F::Triple, "AZ:EL:DIST", "a volume's orbit: azimuth and elevation in degrees, distance"},
       {"strand-pan", F::Triple, "CX:CY:HALF", "the mandelbrot's centre and half-height"},
-      {"strand-view-reset", F::None, "", "the Strands section's Reset view"},
+      {"strand-view-reset", F::None, "the Strands section's Reset view"},
       {"lattice-strategy", F::Text, "S", "the Lattice section's kernel (the chain or field goes on)"},
       {"lattice-view", F::Text, "V", "the Lattice section's view (sample, mean, lambda; field)"},
-      {"lattice-pause", F::OnOff, "on|off", "the Lattice section's Pause checkbox"},
-      {"lattice-restart", F::None, "", "the Lattice section's Restart button"},
+      {"lattice-pause", F::OnOff, "the Lattice section's Pause checkbox"},
+      {"lattice-restart", F::None, "the Lattice section's Restart button"},
   };
   return rules;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/session/strand_view_params.h"
@@ -38,11 +39,21 @@ enum class SmokeForm {
   Triple,       ///< three colon-separated numbers
 };
 
+/// The placeholder of a form's value in the help where the form fixes it ("on|off", "WxH", …; "" for None);
+/// "" for Text and Triple, whose rules name their own.
+const char* smoke_form_placeholder(SmokeForm form);
+
 struct SmokeRule {
   std::string name;   ///< the action
   SmokeForm form;
   std::string value;  ///< the value's placeholder in the help ("P", "on|off", "WxH", …)
   std::string what;   ///< the panel change it makes
+  /// A rule whose form fixes the placeholder (smoke_form_placeholder).
+  SmokeRule(std::string name_, SmokeForm form_, std::string what_)
+      : name(std::move(name_)), form(form_), value(smoke_form_placeholder(form_)), what(std::move(what_)) {}
+  /// A Text or Triple rule with its own placeholder ("S", "AZ:EL:DIST").
+  SmokeRule(std::string name_, SmokeForm form_, std::string value_, std::string what_)
+      : name(std::move(name_)), form(form_), value(std::move(value_)), what(std::move(what_)) {}
 };
 
 /// Every action with a fixed name, in help order (the knobs are not listed: see the file comment).
