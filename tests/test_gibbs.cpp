@@ -278,9 +278,8 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
     uint32_t abits;
     std::memcpy(&abits, &ra, sizeof abits);
     const int lo = static_cast<int>(abits & 63u);
-    const float w = fma_rn(lambda, g1, g0), t = mul_rn(u, w), a = mul_rn(ra, w), b = mul_rn(rb, w);
-    const float d = add_rn(t, -g0);
-    const bool up = d > a, ok = (up || (d < -b && t > a)) && add_rn(t, b) < w;
+    const float w = fma_rn(lambda, g1, g0), d = fma_rn(u, w, -g0), v = add_rn(u, rb);
+    const bool up = fma_rn(ra, w, -d) < 0.f, ok = (up || (fma_rn(v, w, -g0) < 0.f && u > ra)) && v < 1.f;
     return ok ? lo + (up ? 1 : 0) : -1;
   };
   long checked = 0, decided = 0;

@@ -112,29 +112,32 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 }
 
 /// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
-/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > a], whose six low bits are the
-/// answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning.
+/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > AW], whose six low bits are
+/// the answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning. Seven operations of
+/// the FMA pipe: W = fma(λ, g'(x₀+1), g'(x₀)), d = fma(u, W, −g'(x₀)) = uW − g'(x₀), [d > AW] as the sign of
+/// fma(A, W, −d), v = u + B, [v < 1] as the sign of v − 1, [vW < g'(x₀)] (d < −BW) as the sign of
+/// fma(v, W, −g'(x₀)), and [u > A] (uW > AW) as the sign of A − u.
 MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
                                                            float u, uint32_t& c, uint32_t& tw) {
   const float w = fma_rn(lambda, g1, g0);
-  const float t = mul_rn(u, w);
-  const float a = mul_rn(ra, w), b = mul_rn(rb, w);
-  const float d = add_rn(t, -g0);
-  const uint32_t up = poisson_ising_float_bits(add_rn(a, -d));      // d > a (implies t > a)
-  const uint32_t dn = poisson_ising_float_bits(add_rn(d, b));       // d < −b
-  const uint32_t ta = poisson_ising_float_bits(add_rn(a, -t));      // t > a
-  tw = poisson_ising_float_bits(add_rn(add_rn(t, b), -w));          // t + b < w
+  const float d = fma_rn(u, w, -g0);
+  const float v = add_rn(u, rb);
+  const uint32_t up = poisson_ising_float_bits(fma_rn(ra, w, -d));  // d > AW
+  const uint32_t dn = poisson_ising_float_bits(fma_rn(v, w, -g0));  // (u + B)W < g'(x₀): d < −BW
+  const uint32_t ta = poisson_ising_float_bits(add_rn(ra, -u));      // u > A: uW > AW
+  tw = poisson_ising_float_bits(add_rn(v, -1.f));                    // u + B < 1: uW + BW < W
   c = up | (dn & ta);
   return poisson_ising_float_bits(ra) + (up >> 31);
 }
 
-/// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > a, else x₀, and sets
-/// bit 31 of `ok` where the window decides (then the return value is poisson_ising_window_decide's; the other
-/// bits of `ok` carry no meaning); d, a, b, t, w rounded as there. Each comparison x < y is the sign bit of
-/// the difference RN(x − y): for finite x and y that sign is that of x − y, and x = y gives +0 unless
-/// x = −0 and y = +0, which cannot happen here (every left operand is a sum or product of non-negative
-/// terms: +0 at least). So the comparisons run as additions (the FMA pipe on the GPU) and combine with
-/// bitwise logic, without predicates or selections: the same answer as the compares, on the CPU and the GPU.
+/// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > AW, else x₀, and sets
+/// bit 31 of `ok` where the window decides (the other bits of `ok` carry no meaning). Each comparison x < y is
+/// the sign bit of the difference RN(x − y) (or of a fused RN(xy − z)): for finite operands that sign is the
+/// exact difference's, and a zero difference gives +0 unless both terms are zeros of opposite signs with the
+/// negative one on the left, which cannot happen here (every product and u, A, B, W, d ≥ +0 where they are
+/// compared: d = +0 when uW = g'(x₀)). So the comparisons run as additions and fused multiply-adds (the FMA
+/// pipe on the GPU) and combine with bitwise logic, without predicates or selections, the same on the CPU and
+/// the GPU.
 MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
                                                      uint32_t& ok) {
   uint32_t c, tw;
@@ -153,8 +156,8 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float 
 /// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
 /// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
-/// rounded once). Cost: one 16-byte load, one fused multiply-add, 3 multiplies, 2 adds and 4 compares (as
-/// additions: poisson_ising_window_decide_signs), no branch; the full draw takes x_max + 1 fused
+/// rounded once). Cost: one 16-byte load, 4 fused multiply-adds and 3 additions (the compares among them:
+/// poisson_ising_window_decide_parts), no branch; the full draw takes x_max + 1 fused
 /// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
 /// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_window_decide(float g0, float g1, float ra, float rb, float lambda, float u) {
@@ -412,8 +415,6 @@ struct PoissonIsingRule : PoissonIsingArrays {
                                               const float* u, int* out) const {
     const uint32_t ids =
         *reinterpret_cast<const uint32_t*>(site_ids + (static_cast<size_t>(r) * static_cast<uint32_t>(width / 8) + gi) * 8 + 4 * P);
-    uint32_t off[4];
-    poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
     float lam[4];
     if constexpr (Site) {
       const float* lp = lam_site + static_cast<size_t>(r) * width + 8 * gi;
@@ -430,6 +431,15 @@ struct PoissonIsingRule : PoissonIsingArrays {
       lam[2] = mul_rn(lr, c.z);
       lam[3] = mul_rn(lr, c.w);
     }
+    window4_strip<P>(table, ids, lam, s0, s1, u, out);
+  }
+  /// draw4_strip's draws once its site data are loaded: `ids` the four parity-P sites' row ids (the 4-byte word
+  /// of site_ids), lam[j] their λ (the floats draw() uses).
+  template <int P>
+  __device__ __forceinline__ void window4_strip(const float4* table, uint32_t ids, const float* lam, uint32_t s0,
+                                                uint32_t s1, const float* u, int* out) const {
+    uint32_t off[4];
+    poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
     // The comparisons as sign bits (poisson_ising_window_decide_parts): bit 31 of `all` is set where all four
     // windows decide (eight words ANDed: four three-input operations).
     uint32_t c[4], tw[4];

@@ -158,11 +158,13 @@ __device__ __forceinline__ void lattice_stage_table(float4* table, const void* w
 /// One row of a strip's half-sweep from rows already loaded: the 4 sites of parity P (P = 0: columns c0, c0 + 2, …;
 /// P = 1: c0 + 1, …) of the 8 columns at `row` (the group gi of row r, c0 = 8 gi), from the rows above and below
 /// (`up`, `down`), the row itself (`mid`), its side bytes at row[−1] and row[8] and the random words b (counter
-/// (r · W/8 + gi, sweep, colour, 0)). Returns the new row word: `mid` with those 4 sites drawn. Every strip
-/// kernel draws its rows through this one function, so they give the same bits.
-template <int P, class Rule>
-__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
-                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
+/// (r · W/8 + gi, sweep, colour, 0)), drawn by `draw4(s0, s1, u, v)` (Rule::draw4_strip<P> or its window4_strip with
+/// the site data at hand) from the 8 columns' byte-wise neighbour sums (s0, s1) and the uniforms u. Returns the new
+/// row word: `mid` with those 4 sites drawn. Every strip kernel draws its rows through this one function, so they
+/// give the same bits.
+template <int P, class Draw4>
+__device__ __forceinline__ uint2 lattice_strip_row_with(const uint8_t* row, int width, int gi, uint2 up, uint2 mid,
+                                                        uint2 down, uint4 b, Draw4 draw4) {
   const int c0 = 8 * gi;
   const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
@@ -171,10 +173,20 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
   int v[4];
-  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+  draw4(s0, s1, u, v);
   uint32_t o0 = mid.x, o1 = mid.y;
   lattice_merge4_low6(o0, o1, P, v);
   return make_uint2(o0, o1);
+}
+
+/// lattice_strip_row_with through Rule::draw4_strip<P>, which loads the row's site data itself.
+template <int P, class Rule>
+__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
+                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
+  return lattice_strip_row_with<P>(row, width, gi, up, mid, down, b,
+                                   [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
+                                     rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+                                   });
 }
 
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
@@ -467,21 +479,23 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
     // The copy of the band this half-sweep reads, and the one it writes.
     const uint8_t* const cur = band + static_cast<size_t>(h & 1) * band_bytes;
     uint8_t* const next = band + static_cast<size_t>((h + 1) & 1) * band_bytes;
-    for (int lsr = lsr0, gi = gi0; lsr < nsr;) {
+    for (int lsr = lsr0, gi = gi0, first = 1; lsr < nsr; first = 0) {
       const int r0 = r_begin + R * lsr;
-      const size_t at = static_cast<size_t>(R * lsr) * width + 8 * gi;
+      const uint32_t at = static_cast<uint32_t>(R * lsr) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi);
       const uint8_t* row = cur + at;
-      if (lsr != lsr0 || gi != gi0)
+      if (!first)
         lattice_strip_words<R, 0>(rule, keys, sweep, static_cast<uint32_t>(C), r0, gpr, gi, height, ws, nthreads);
       // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
       // first half-sweep, else the exchange buffer) or nothing (beyond the lattice).
       const bool up_halo = lsr == 0 && r0 > 0, down_halo = lsr + 1 == nsr && r0 + R < height;
-      // The band above's last row and the band below's first row: words b·2·gpr − gpr and (b + 1)·2·gpr.
-      const unsigned long long* const edge = in + static_cast<size_t>(b) * 2 * gpr + gi;
+      // Word b·2·gpr + gi of a slot is this band's first row at group gi, + gpr its last; the band above's last row
+      // is at − gpr, the band below's first at + 2·gpr.
+      const int edge = b * 2 * gpr + gi;
       unsigned long long up_w = 0, down_w = 0;
-      if (h > 0) {
-        if (up_halo) up_w = lattice_exchange_load(edge - gpr);
-        if (down_halo) down_w = lattice_exchange_load(edge + 2 * gpr);
+      // Warp-uniform where a warp's threads share a strip row (W ≥ 256): the interior strips branch past this.
+      if (h > 0 && (up_halo || down_halo)) {
+        if (up_halo) up_w = lattice_exchange_load(in + (edge - gpr));
+        if (down_halo) down_w = lattice_exchange_load(in + (edge + 2 * gpr));
       }
       uint2 m[R + 2];
       m[0] = lsr > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
@@ -491,30 +505,43 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
       m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
       // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
       const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
-        constexpr int J = decltype(j)::value;
-        const uint2 o = lattice_strip_row<(C + J) & 1>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
-                                                down, ws[J * nthreads]);
+        constexpr int J = decltype(j)::value, P = (C + J) & 1;
+        const uint2 o = lattice_strip_row_with<P>(
+            row + J * width, width, gi, up, mid, down, ws[J * nthreads],
+            [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
+              if constexpr (Rule::kSite) {
+                rule.template draw4_strip<P>(lattice_strip_table, r0 + J, gi, s0, s1, u, v);
+              } else {
+                // The strip's site data of a separable map, from 32-bit offsets that the four rows share: row J's
+                // ids at byte (r0 + J) · W + 8 gi + 4P of site_ids, its λ row factor, the group's column factors.
+                const uint32_t ids = *reinterpret_cast<const uint32_t*>(
+                    rule.site_ids + (static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi) + 4u * P));
+                const float lr = rule.lam_row[r0 + J];
+                const float4 c = reinterpret_cast<const float4*>(rule.lam_col_split)[2 * gi + P];
+                const float lam[4] = {mul_rn(lr, c.x), mul_rn(lr, c.y), mul_rn(lr, c.z), mul_rn(lr, c.w)};
+                rule.template window4_strip<P>(lattice_strip_table, ids, lam, s0, s1, u, v);
+              }
+            });
         *reinterpret_cast<uint2*>(next + at + J * width) = o;
         return o;
       };
       if (r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
       if (r0 + 2 < height) draw(std::integral_constant<int, 2>(), m[2], m[3], m[4]);
       if (up_halo)
-        m[0] = h > 0 ? lattice_exchange_wait(edge - gpr, h - 1, up_w)
+        m[0] = h > 0 ? lattice_exchange_wait(in + (edge - gpr), h - 1, up_w)
                      : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
       const uint2 o0 = draw(std::integral_constant<int, 0>(), m[0], m[1], m[2]);
       // The band's first row to the band above (none for the lattice's first band).
       if (up_halo)
-        lattice_exchange_store(out + static_cast<size_t>(b) * 2 * gpr + gi,
-                               (static_cast<unsigned long long>(o0.y) << 32 | o0.x) | lattice_exchange_tag(h));
+        lattice_exchange_store(out + edge, (static_cast<unsigned long long>(o0.y) << 32 | o0.x) | lattice_exchange_tag(h));
       if (down_halo)
-        m[R + 1] = h > 0 ? lattice_exchange_wait(edge + 2 * gpr, h - 1, down_w)
+        m[R + 1] = h > 0 ? lattice_exchange_wait(in + (edge + 2 * gpr), h - 1, down_w)
                          : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 + R) * width + 8 * gi);
       if (r0 + 3 < height) {
         const uint2 o3 = draw(std::integral_constant<int, 3>(), m[3], m[4], m[5]);
         // The band's last row to the band below (none for the lattice's last band).
         if (down_halo)
-          lattice_exchange_store(out + static_cast<size_t>(b) * 2 * gpr + gpr + gi,
+          lattice_exchange_store(out + (edge + gpr),
                                  (static_cast<unsigned long long>(o3.y) << 32 | o3.x) | lattice_exchange_tag(h));
       }
       gi += gi_step;
