@@ -83,6 +83,33 @@ MV_HD MV_INLINE Philox4x32 philox4x32_round_keys(uint32_t c0, uint32_t c1, uint3
   return {{c0, c1, c2, c3}};
 }
 
+/// philox4x32_round_keys on N counters at once, round by round: the N blocks are independent chains that the
+/// GPU's schedulers interleave, where one block at a time leaves each round's multiply latency exposed.
+/// c[i] = counter i in, block i out: the same words as N calls of philox4x32_round_keys.
+template <int N>
+MV_HD MV_INLINE void philox4x32_round_keys_n(uint32_t (&c)[N][4], const uint32_t* k0, uint32_t k1, int rounds) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < 7; ++r) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 0; i < N; ++i) philox4x32_round(c[i][0], c[i][1], c[i][2], c[i][3], k0[r], k1 + r * kPhiloxW1);
+  }
+  if (rounds > 7) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int r = 7; r < 10; ++r) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int i = 0; i < N; ++i) philox4x32_round(c[i][0], c[i][1], c[i][2], c[i][3], k0[r], k1 + r * kPhiloxW1);
+    }
+  }
+}
+
 /// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: k · 2^-24).
 MV_HD MV_INLINE float uniform_from_bits(uint32_t bits) {
   return static_cast<float>(bits >> 8) * (1.f / 16777216.f);

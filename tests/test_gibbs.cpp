@@ -66,6 +66,33 @@ TEST(Gibbs, PhiloxRoundsSevenAndTenAreTheRoundFunctionRepeated) {
   }
 }
 
+TEST(Gibbs, PhiloxBlocksRoundByRoundAreTheBlocksOneByOne) {
+  // philox4x32_round_keys_n (N counters round by round, as the strip kernels compute a strip's words) gives each
+  // counter's philox4x32_round_keys block, at 7 and 10 rounds.
+  const LatticeKeys keys = lattice_keys(12345u);
+  for (int rounds : {7, 10})
+    for (uint32_t i = 0; i < 200; ++i) {
+      uint32_t c[3][4];
+      for (uint32_t n = 0; n < 3; ++n) {
+        c[n][0] = i * 2654435761u + n;
+        c[n][1] = i;
+        c[n][2] = n & 1u;
+        c[n][3] = 0u;
+      }
+      uint32_t in[3][4];
+      std::memcpy(in, c, sizeof in);
+      philox4x32_round_keys_n(c, keys.k0, kLatticeKeyHi, rounds);
+      for (int n = 0; n < 3; ++n) {
+        const Philox4x32 one = philox4x32_round_keys(in[n][0], in[n][1], in[n][2], in[n][3], keys.k0, kLatticeKeyHi, rounds);
+        const Philox4x32 ref = philox4x32(in[n][0], in[n][1], in[n][2], in[n][3], 12345u, kLatticeKeyHi, rounds);
+        for (int j = 0; j < 4; ++j) {
+          EXPECT_EQ(c[n][j], one.v[j]) << i << " " << n;
+          EXPECT_EQ(c[n][j], ref.v[j]) << i << " " << n;
+        }
+      }
+    }
+}
+
 TEST(Gibbs, CpmfMatchesTheDocumentsWorkedExample) {
   // Neighbours {0, 2, 3, 4}, λ 0.9, γ 0.8: P(1) = 1.7 %, P(2) = 92.6 %, P(3) = 5.6 % in the document
   // (exactly 1.695 %, 92.690 %, 5.614 %: within 0.1 percentage point of its rounding).

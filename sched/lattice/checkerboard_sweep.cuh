@@ -255,6 +255,20 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
                                                     uint32_t colour, int r0, int gpr, int gi, int height, uint4* ws,
                                                     int stride) {
   const uint32_t g0 = static_cast<uint32_t>(r0) * static_cast<uint32_t>(gpr) + static_cast<uint32_t>(gi);
+  if (r0 + R <= height) {  // every row in the lattice: the blocks round by round (philox4x32_round_keys_n)
+    uint32_t c[R - J0][4];
+#pragma unroll
+    for (int J = J0; J < R; ++J) {
+      c[J - J0][0] = g0 + static_cast<uint32_t>(J * gpr);
+      c[J - J0][1] = sweep;
+      c[J - J0][2] = colour;
+      c[J - J0][3] = 0u;
+    }
+    philox4x32_round_keys_n(c, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+#pragma unroll
+    for (int J = J0; J < R; ++J) ws[J * stride] = make_uint4(c[J - J0][0], c[J - J0][1], c[J - J0][2], c[J - J0][3]);
+    return;
+  }
 #pragma unroll
   for (int J = J0; J < R; ++J) {
     if (r0 + J < height) {
