@@ -499,65 +499,72 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
       const uint8_t* row = cur + at;
       if (!first)
         lattice_strip_words<R, 0>(rule, keys, sweep, static_cast<uint32_t>(C), r0, gpr, gi, height, ws, nthreads);
-      // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
-      // first half-sweep, else the exchange buffer) or nothing (beyond the lattice).
-      const bool up_halo = lsr == 0 && r0 > 0, down_halo = lsr + 1 == nsr && r0 + R < height;
-      // Word b·2·gpr + gi of a slot is this band's first row at group gi, + gpr its last; the band above's last row
-      // is at − gpr, the band below's first at + 2·gpr.
-      const int edge = b * 2 * gpr + gi;
-      unsigned long long up_w = 0, down_w = 0;
-      // Warp-uniform where a warp's threads share a strip row (W ≥ 256): the interior strips branch past this.
-      if (h > 0 && (up_halo || down_halo)) {
-        if (up_halo) up_w = lattice_exchange_load(in + (edge - gpr));
-        if (down_halo) down_w = lattice_exchange_load(in + (edge + 2 * gpr));
-      }
-      uint2 m[R + 2];
-      m[0] = lsr > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
+      // The strip's half-sweep; F: every row of the strip is inside the lattice (all strips but a last partial
+      // one), so that the rows' draws need no bounds and the compiler may interleave them.
+      const auto strip = [&](auto full) {
+        constexpr bool F = decltype(full)::value;
+        // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
+        // first half-sweep, else the exchange buffer) or nothing (beyond the lattice).
+        const bool up_halo = lsr == 0 && r0 > 0, down_halo = lsr + 1 == nsr && r0 + R < height;
+        // Word b·2·gpr + gi of a slot is this band's first row at group gi, + gpr its last; the band above's last row
+        // is at − gpr, the band below's first at + 2·gpr.
+        const int edge = b * 2 * gpr + gi;
+        unsigned long long up_w = 0, down_w = 0;
+        // Warp-uniform where a warp's threads share a strip row (W ≥ 256): the interior strips branch past this.
+        if (h > 0 && (up_halo || down_halo)) {
+          if (up_halo) up_w = lattice_exchange_load(in + (edge - gpr));
+          if (down_halo) down_w = lattice_exchange_load(in + (edge + 2 * gpr));
+        }
+        uint2 m[R + 2];
+        m[0] = lsr > 0 ? *reinterpret_cast<const uint2*>(row - width) : make_uint2(0, 0);
 #pragma unroll
-      for (int J = 0; J < R; ++J)
-        m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
-      m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
-      // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
-      const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
-        constexpr int J = decltype(j)::value, P = (C + J) & 1;
-        const uint2 o = lattice_strip_row_with<P>(
-            row + J * width, width, gi, up, mid, down, ws[J * nthreads],
-            [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
-              if constexpr (Rule::kSite) {
-                rule.template draw4_strip<P>(lattice_strip_table, r0 + J, gi, s0, s1, u, v);
-              } else {
-                // The strip's site data of a separable map, from 32-bit offsets that the four rows share: row J's
-                // ids at byte (r0 + J) · W + 8 gi + 4P of site_ids, its λ row factor, the group's column factors.
-                const uint32_t ids = *reinterpret_cast<const uint32_t*>(
-                    rule.site_ids + (static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi) + 4u * P));
-                const float lr = rule.lam_row[r0 + J];
-                const float4 c = reinterpret_cast<const float4*>(rule.lam_col_split)[2 * gi + P];
-                const float lam[4] = {mul_rn(lr, c.x), mul_rn(lr, c.y), mul_rn(lr, c.z), mul_rn(lr, c.w)};
-                rule.template window4_strip<P>(lattice_strip_table, ids, lam, s0, s1, u, v);
-              }
-            });
-        *reinterpret_cast<uint2*>(next + at + J * width) = o;
-        return o;
-      };
-      if (r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
-      if (r0 + 2 < height) draw(std::integral_constant<int, 2>(), m[2], m[3], m[4]);
-      if (up_halo)
-        m[0] = h > 0 ? lattice_exchange_wait(in + (edge - gpr), h - 1, up_w)
-                     : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
-      const uint2 o0 = draw(std::integral_constant<int, 0>(), m[0], m[1], m[2]);
-      // The band's first row to the band above (none for the lattice's first band).
-      if (up_halo)
-        lattice_exchange_store(out + edge, (static_cast<unsigned long long>(o0.y) << 32 | o0.x) | lattice_exchange_tag(h));
-      if (down_halo)
-        m[R + 1] = h > 0 ? lattice_exchange_wait(in + (edge + 2 * gpr), h - 1, down_w)
-                         : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 + R) * width + 8 * gi);
-      if (r0 + 3 < height) {
-        const uint2 o3 = draw(std::integral_constant<int, 3>(), m[3], m[4], m[5]);
-        // The band's last row to the band below (none for the lattice's last band).
+        for (int J = 0; J < R; ++J)
+          m[J + 1] = F || r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
+        m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
+        // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
+        const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
+          constexpr int J = decltype(j)::value, P = (C + J) & 1;
+          const uint2 o = lattice_strip_row_with<P>(
+              row + J * width, width, gi, up, mid, down, ws[J * nthreads],
+              [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
+                if constexpr (Rule::kSite) {
+                  rule.template draw4_strip<P>(lattice_strip_table, r0 + J, gi, s0, s1, u, v);
+                } else {
+                  // The strip's site data of a separable map, from 32-bit offsets that the four rows share: row J's
+                  // ids at byte (r0 + J) · W + 8 gi + 4P of site_ids, its λ row factor, the group's column factors.
+                  const uint32_t ids = *reinterpret_cast<const uint32_t*>(
+                      rule.site_ids + (static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi) + 4u * P));
+                  const float lr = rule.lam_row[r0 + J];
+                  const float4 c = reinterpret_cast<const float4*>(rule.lam_col_split)[2 * gi + P];
+                  const float lam[4] = {mul_rn(lr, c.x), mul_rn(lr, c.y), mul_rn(lr, c.z), mul_rn(lr, c.w)};
+                  rule.template window4_strip<P>(lattice_strip_table, ids, lam, s0, s1, u, v);
+                }
+              });
+          *reinterpret_cast<uint2*>(next + at + J * width) = o;
+          return o;
+        };
+        if (F || r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
+        if (F || r0 + 2 < height) draw(std::integral_constant<int, 2>(), m[2], m[3], m[4]);
+        if (up_halo)
+          m[0] = h > 0 ? lattice_exchange_wait(in + (edge - gpr), h - 1, up_w)
+                       : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
+        const uint2 o0 = draw(std::integral_constant<int, 0>(), m[0], m[1], m[2]);
+        // The band's first row to the band above (none for the lattice's first band).
+        if (up_halo)
+          lattice_exchange_store(out + edge, (static_cast<unsigned long long>(o0.y) << 32 | o0.x) | lattice_exchange_tag(h));
         if (down_halo)
-          lattice_exchange_store(out + (edge + gpr),
-                                 (static_cast<unsigned long long>(o3.y) << 32 | o3.x) | lattice_exchange_tag(h));
-      }
+          m[R + 1] = h > 0 ? lattice_exchange_wait(in + (edge + 2 * gpr), h - 1, down_w)
+                           : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 + R) * width + 8 * gi);
+        if (F || r0 + 3 < height) {
+          const uint2 o3 = draw(std::integral_constant<int, 3>(), m[3], m[4], m[5]);
+          // The band's last row to the band below (none for the lattice's last band).
+          if (down_halo)
+            lattice_exchange_store(out + (edge + gpr),
+                                   (static_cast<unsigned long long>(o3.y) << 32 | o3.x) | lattice_exchange_tag(h));
+        }
+      };
+      if (r0 + R <= height) strip(std::true_type());
+      else strip(std::false_type());
       gi += gi_step;
       lsr += sr_step;
       if (gi >= gpr) {
