@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "app/cli/cli.h"
 #include "app/cli/figures.h"
@@ -79,7 +80,28 @@ void run_bench(const BenchCommand& c) {
       Session s(o);
       const uint64_t goal = s.workload().remaining_paths();
       const auto t0 = std::chrono::steady_clock::now();
-      const FrameStats fs = s.run(0, 0.0, render_progress(1.0, goal));
+      // Development switch: MEGAVIEW_BENCH_TRACE=FILE appends a line per frame (busy time, paths, finished tasks).
+      const char* trace = std::getenv("MEGAVIEW_BENCH_TRACE");
+      std::string frames;
+      const auto progress_of_run = render_progress(1.0, goal);
+      const FrameStats fs = s.run(0, 0.0, [&](const FrameStats& f) {
+        progress_of_run(f);
+        if (trace && *trace) {
+          const std::vector<uint32_t>& spp = s.workload().film().host_patch_spp();
+          const auto [lo, hi] = std::minmax_element(spp.begin(), spp.end());
+          size_t behind = 0;
+          for (uint32_t n : spp) behind += n + 64 < *hi;
+          frames += fmt::format("{},{},{:.3f},{},{},{},{},{},{},{}\n", names[k], r, f.total_busy_ms, f.total_paths, f.finished_tasks,
+                                f.num_tasks, *lo, *hi, behind, lo - spp.begin());
+        }
+      });
+      if (trace && *trace) {
+        std::FILE* tf = std::fopen(trace, "a");
+        if (tf) {
+          std::fputs(frames.c_str(), tf);
+          std::fclose(tf);
+        }
+      }
       renders_done += 1.0;
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       runs.push_back({fs.total_busy_ms, wall, fs.total_paths});
