@@ -206,7 +206,17 @@ __device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& 
     }
     ring = bucket_ring(p, cur, q.rings);
   }
-  return enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
+  const bool ok = enqueue(q.ring(ring), p, task, 0, false, sp.watchdog_cycles);
+  if (ring > 0 && ring + 1u < q.rings) {
+    // A claim may have moved the window down past the entry's band between the read of cur_band above and the
+    // enqueue; then the entry's ring stands for one of the window's last bands. After a sequentially consistent
+    // fence, one of this check and the claim's (recheck_passed_bands) sees the other: move the window back up.
+    cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
+    const uint32_t band = priority_band(p);
+    DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
+    if (cur_band.load(cuda::memory_order_relaxed) > band) cur_band.fetch_min(band, cuda::memory_order_relaxed);
+  }
+  return ok;
 }
 
 /// After `paths` were traced in one visit of `task` (whose priority was `old_p` before it): the quanta's
@@ -378,8 +388,11 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           old_p = v.priority[task];
           if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
-            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(priority_band(d.key), cuda::memory_order_relaxed);
+          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority) {
+            const uint32_t band = priority_band(d.key);
+            const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
+            if (before != kNoBand && before < band) recheck_passed_bands(q, before, band);
+          }
         } else {
           raise_error(q, kErrBadTask, d.ticket);
         }

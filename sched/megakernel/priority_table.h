@@ -70,7 +70,9 @@ MV_HD MV_INLINE uint32_t priority_band(float p) { return (kPriorityBins - 1u - p
 /// (served FIFO once the window is empty; with patch_lanes > 1 also at a bounded rate, far_drain_due). A
 /// band above the window joins cur (the megakernel first moves cur up to it; then the window's last bands
 /// share rings with its new first ones until they drain: those entries run early, none is lost, and the
-/// far ring never takes part).
+/// far ring never takes part). An entry whose band the window moves past while it is being enqueued moves
+/// the window back up to it (the enqueuer's check after enqueue_ranked and the claim's recheck_passed_bands),
+/// so no entry waits in a ring that has come to stand for the window's last band.
 MV_HD MV_INLINE uint32_t window_width(uint32_t rings) { return rings - 2u; }
 
 /// The ring of priority p when the window starts at band `cur` (kNoBand: at p's own band), for K ≥ 3 rings.

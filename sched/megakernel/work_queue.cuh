@@ -395,6 +395,24 @@ __device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeu
   return take_claimed(q, watchdog, out, rec);
 }
 
+/// Buckets: the window's first band just moved down from `from` to `to` (> from; a claim found the bands between
+/// empty, or took a far task). An entry enqueued into one of those bands' rings meanwhile would now sit in a ring
+/// that stands for one of the window's last bands, behind every band before it, and could wait there until the
+/// render ends. So, after a sequentially consistent fence, this looks at those rings again and moves the window
+/// back up to the first band whose ring is not empty. The enqueuer checks the other way round after its own
+/// fence (enqueue_ranked in sched/megakernel/megakernel_workers.cuh): of the two, at least one sees the other's
+/// write, so no entry stays behind a window that moved past its band. A ring that holds entries of the band W
+/// further on instead moves the window up needlessly; those entries run a little early, as with any upward move.
+__device__ MV_INLINE void recheck_passed_bands(const QueueView& q, uint32_t from, uint32_t to) {
+  cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
+  const uint32_t width = window_width(q.rings);
+  for (uint32_t b = from; b < to && b - from < width; ++b)
+    if (DeviceAtomic<int>(q.ctl[1u + b % width].avail).load(cuda::memory_order_relaxed) > 0) {
+      DeviceAtomic<unsigned int>(q.main->cur_band).fetch_min(b, cuda::memory_order_relaxed);
+      return;
+    }
+}
+
 /// What claim_ring_warp calls did, added up over the calls (a measurement): rounds of reading the rings,
 /// races lost (the ring's entry went to another warp), rounds that found every ring empty.
 struct ClaimCounts {
@@ -467,8 +485,10 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       if (ring >= 0) {
         DeviceAtomic<int> avail(q.ctl[ring].avail);
         if (avail.fetch_sub(1, cuda::memory_order_relaxed) > 0) {
-          if (band != kNoBand && band > cur)
-            DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
+          if (band != kNoBand && band > cur) {
+            const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
+            if (before < band) recheck_passed_bands(q, before, band);
+          }
         } else {
           avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo, look again
           if (cc) ++cc->lost;
