@@ -413,12 +413,13 @@ struct PoissonIsingRule : PoissonIsingArrays {
   template <int P>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
                                               const float* u, int* out) const {
-    const uint32_t ids =
-        *reinterpret_cast<const uint32_t*>(site_ids + (static_cast<size_t>(r) * static_cast<uint32_t>(width / 8) + gi) * 8 + 4 * P);
+    // The site's index in 32 bits (a lattice holds at most 8192² sites): a strip's rows share the arithmetic.
+    const uint32_t at = static_cast<uint32_t>(r) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi);
+    const uint32_t ids = *reinterpret_cast<const uint32_t*>(site_ids + (at + 4u * P));
     float lam[4];
     if constexpr (Site) {
-      const float* lp = lam_site + static_cast<size_t>(r) * width + 8 * gi;
-      const float4 a = reinterpret_cast<const float4*>(lp)[0], b = reinterpret_cast<const float4*>(lp)[1];
+      const float4* lp = reinterpret_cast<const float4*>(lam_site + at);
+      const float4 a = lp[0], b = lp[1];
       lam[0] = P ? a.y : a.x;
       lam[1] = P ? a.w : a.z;
       lam[2] = P ? b.y : b.x;
@@ -431,13 +432,6 @@ struct PoissonIsingRule : PoissonIsingArrays {
       lam[2] = mul_rn(lr, c.z);
       lam[3] = mul_rn(lr, c.w);
     }
-    window4_strip<P>(table, ids, lam, s0, s1, u, out);
-  }
-  /// draw4_strip's draws once its site data are loaded: `ids` the four parity-P sites' row ids (the 4-byte word
-  /// of site_ids), lam[j] their λ (the floats draw() uses).
-  template <int P>
-  __device__ __forceinline__ void window4_strip(const float4* table, uint32_t ids, const float* lam, uint32_t s0,
-                                                uint32_t s1, const float* u, int* out) const {
     uint32_t off[4];
     poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
     // The comparisons as sign bits (poisson_ising_window_decide_parts): bit 31 of `all` is set where all four

@@ -158,13 +158,11 @@ __device__ __forceinline__ void lattice_stage_table(float4* table, const void* w
 /// One row of a strip's half-sweep from rows already loaded: the 4 sites of parity P (P = 0: columns c0, c0 + 2, …;
 /// P = 1: c0 + 1, …) of the 8 columns at `row` (the group gi of row r, c0 = 8 gi), from the rows above and below
 /// (`up`, `down`), the row itself (`mid`), its side bytes at row[−1] and row[8] and the random words b (counter
-/// (r · W/8 + gi, sweep, colour, 0)), drawn by `draw4(s0, s1, u, v)` (Rule::draw4_strip<P> or its window4_strip with
-/// the site data at hand) from the 8 columns' byte-wise neighbour sums (s0, s1) and the uniforms u. Returns the new
-/// row word: `mid` with those 4 sites drawn. Every strip kernel draws its rows through this one function, so they
-/// give the same bits.
-template <int P, class Draw4>
-__device__ __forceinline__ uint2 lattice_strip_row_with(const uint8_t* row, int width, int gi, uint2 up, uint2 mid,
-                                                        uint2 down, uint4 b, Draw4 draw4) {
+/// (r · W/8 + gi, sweep, colour, 0)). Returns the new row word: `mid` with those 4 sites drawn. Every strip
+/// kernel draws its rows through this one function, so they give the same bits.
+template <int P, class Rule>
+__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
+                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
   const int c0 = 8 * gi;
   const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
@@ -173,20 +171,10 @@ __device__ __forceinline__ uint2 lattice_strip_row_with(const uint8_t* row, int 
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
   int v[4];
-  draw4(s0, s1, u, v);
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
   uint32_t o0 = mid.x, o1 = mid.y;
   lattice_merge4_low6(o0, o1, P, v);
   return make_uint2(o0, o1);
-}
-
-/// lattice_strip_row_with through Rule::draw4_strip<P>, which loads the row's site data itself.
-template <int P, class Rule>
-__device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
-                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
-  return lattice_strip_row_with<P>(row, width, gi, up, mid, down, b,
-                                   [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
-                                     rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
-                                   });
 }
 
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
@@ -524,22 +512,8 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
         // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
         const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
           constexpr int J = decltype(j)::value, P = (C + J) & 1;
-          const uint2 o = lattice_strip_row_with<P>(
-              row + J * width, width, gi, up, mid, down, ws[J * nthreads],
-              [&](uint32_t s0, uint32_t s1, const float* u, int* v) {
-                if constexpr (Rule::kSite) {
-                  rule.template draw4_strip<P>(lattice_strip_table, r0 + J, gi, s0, s1, u, v);
-                } else {
-                  // The strip's site data of a separable map, from 32-bit offsets that the four rows share: row J's
-                  // ids at byte (r0 + J) · W + 8 gi + 4P of site_ids, its λ row factor, the group's column factors.
-                  const uint32_t ids = *reinterpret_cast<const uint32_t*>(
-                      rule.site_ids + (static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi) + 4u * P));
-                  const float lr = rule.lam_row[r0 + J];
-                  const float4 c = reinterpret_cast<const float4*>(rule.lam_col_split)[2 * gi + P];
-                  const float lam[4] = {mul_rn(lr, c.x), mul_rn(lr, c.y), mul_rn(lr, c.z), mul_rn(lr, c.w)};
-                  rule.template window4_strip<P>(lattice_strip_table, ids, lam, s0, s1, u, v);
-                }
-              });
+          const uint2 o = lattice_strip_row<P>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
+                                               down, ws[J * nthreads]);
           *reinterpret_cast<uint2*>(next + at + J * width) = o;
           return o;
         };
