@@ -46,22 +46,28 @@ MV_HD MV_INLINE Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, 
   return {{c0, c1, c2, c3}};
 }
 
-/// Philox4x32-R for R = `rounds` ∈ {7, 10}: the first 7 rounds, then 3 more where rounds > 7 (a branch
-/// uniform over a kernel's threads: the round count is a kernel argument). Salmon et al. 2011, Table 2:
-/// 7 rounds is the fewest with which Philox4×32 passes TestU01's BigCrush ("Crush-resistant"); their
-/// default, 10, adds a safety margin of 3 rounds. philox4x32(…, 10) = philox4x32_10(…).
-MV_HD MV_INLINE Philox4x32 philox4x32(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1,
-                                      int rounds) {
+/// The round schedule of Philox4x32-R for R = `rounds` ∈ {7, 10}: round(r) for r = 0 … 6, then for 7 … 9 where
+/// rounds > 7 (a branch uniform over a kernel's threads: the round count is a kernel argument). Unrolled on
+/// the GPU. Salmon et al. 2011, Table 2: 7 rounds is the fewest with which Philox4×32 passes TestU01's BigCrush
+/// ("Crush-resistant"); their default, 10, adds a safety margin of 3 rounds.
+template <class Round>
+MV_HD MV_INLINE void philox4x32_rounds(int rounds, Round round) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-  for (int r = 0; r < 7; ++r) philox4x32_round(c0, c1, c2, c3, k0 + r * kPhiloxW0, k1 + r * kPhiloxW1);
+  for (int r = 0; r < 7; ++r) round(r);
   if (rounds > 7) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int r = 7; r < 10; ++r) philox4x32_round(c0, c1, c2, c3, k0 + r * kPhiloxW0, k1 + r * kPhiloxW1);
+    for (int r = 7; r < 10; ++r) round(r);
   }
+}
+
+/// Philox4x32-R for R = `rounds` ∈ {7, 10} (philox4x32_rounds). philox4x32(…, 10) = philox4x32_10(…).
+MV_HD MV_INLINE Philox4x32 philox4x32(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1,
+                                      int rounds) {
+  philox4x32_rounds(rounds, [&](int r) { philox4x32_round(c0, c1, c2, c3, k0 + r * kPhiloxW0, k1 + r * kPhiloxW1); });
   return {{c0, c1, c2, c3}};
 }
 
@@ -70,16 +76,7 @@ MV_HD MV_INLINE Philox4x32 philox4x32(uint32_t c0, uint32_t c1, uint32_t c2, uin
 /// of adding them per block.
 MV_HD MV_INLINE Philox4x32 philox4x32_round_keys(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, const uint32_t* k0,
                                                  uint32_t k1, int rounds) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int r = 0; r < 7; ++r) philox4x32_round(c0, c1, c2, c3, k0[r], k1 + r * kPhiloxW1);
-  if (rounds > 7) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int r = 7; r < 10; ++r) philox4x32_round(c0, c1, c2, c3, k0[r], k1 + r * kPhiloxW1);
-  }
+  philox4x32_rounds(rounds, [&](int r) { philox4x32_round(c0, c1, c2, c3, k0[r], k1 + r * kPhiloxW1); });
   return {{c0, c1, c2, c3}};
 }
 
@@ -88,26 +85,12 @@ MV_HD MV_INLINE Philox4x32 philox4x32_round_keys(uint32_t c0, uint32_t c1, uint3
 /// c[i] = counter i in, block i out: the same words as N calls of philox4x32_round_keys.
 template <int N>
 MV_HD MV_INLINE void philox4x32_round_keys_n(uint32_t (&c)[N][4], const uint32_t* k0, uint32_t k1, int rounds) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int r = 0; r < 7; ++r) {
+  philox4x32_rounds(rounds, [&](int r) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int i = 0; i < N; ++i) philox4x32_round(c[i][0], c[i][1], c[i][2], c[i][3], k0[r], k1 + r * kPhiloxW1);
-  }
-  if (rounds > 7) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int r = 7; r < 10; ++r) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int i = 0; i < N; ++i) philox4x32_round(c[i][0], c[i][1], c[i][2], c[i][3], k0[r], k1 + r * kPhiloxW1);
-    }
-  }
+  });
 }
 
 /// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: k · 2^-24).
