@@ -191,18 +191,14 @@ __device__ MV_INLINE void move_priority_bin(int* hist, float old_p, float new_p,
 /// Enqueues `task` with priority p: under `buckets` into the urgent ring or its band's ring (moving the
 /// window up to its band when it is above it), else into the one ring (one lane).
 __device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& sp, uint32_t task, float p) {
-  uint32_t ring = 0;
+  uint32_t ring = 0, band = kNoBand;
   if (q.rings > 1) {  // buckets: urgent, or the band's ring in the calendar window
-    DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
-    uint32_t cur = cur_band.load(cuda::memory_order_relaxed);
+    uint32_t cur = DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed);
     if (p < kUrgentPriority) {
       // A priority above the window moves the window up to it (bucket_ring: the window's last bands then
       // share rings with its new first ones until they drain; the far ring is not part of the window).
-      const uint32_t band = priority_band(p);
-      if (band < cur) {
-        const uint32_t before = cur_band.fetch_min(band, cuda::memory_order_relaxed);
-        cur = before < band ? before : band;
-      }
+      band = priority_band(p);
+      if (band < cur) cur = move_window_up(q, band);
     }
     ring = bucket_ring(p, cur, q.rings);
   }
@@ -212,9 +208,7 @@ __device__ MV_INLINE bool enqueue_ranked(const QueueView& q, const SliceParams& 
     // enqueue; then the entry's ring stands for one of the window's last bands. After a sequentially consistent
     // fence, one of this check and the claim's (recheck_passed_bands) sees the other: move the window back up.
     cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
-    const uint32_t band = priority_band(p);
-    DeviceAtomic<unsigned int> cur_band(q.main->cur_band);
-    if (cur_band.load(cuda::memory_order_relaxed) > band) cur_band.fetch_min(band, cuda::memory_order_relaxed);
+    if (DeviceAtomic<unsigned int>(q.main->cur_band).load(cuda::memory_order_relaxed) > band) move_window_up(q, band);
   }
   return ok;
 }
@@ -388,11 +382,8 @@ __device__ void worker_warp_buckets(const View& v, const QueueView& q, const Sli
           old_p = v.priority[task];
           if (aged) atomicAdd(&q.main->aged_claims, 1ull);
           // A far task taken because the window was empty: the window moves down to its band.
-          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority) {
-            const uint32_t band = priority_band(d.key);
-            const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
-            if (before != kNoBand && before < band) recheck_passed_bands(q, before, band);
-          }
+          if (!aged && !drained && ring == static_cast<int>(q.rings) - 1 && d.key < kUrgentPriority)
+            move_window_down(q, priority_band(d.key));
         } else {
           raise_error(q, kErrBadTask, d.ticket);
         }

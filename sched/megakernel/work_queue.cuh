@@ -395,6 +395,13 @@ __device__ MV_INLINE bool dequeue(const QueueView& q, long long watchdog, Dequeu
   return take_claimed(q, watchdog, out, rec);
 }
 
+/// Buckets: moves the window's first band up to `band` (a task of a band above the window is enqueued, or an
+/// enqueued task's band was passed); returns the first band after the move.
+__device__ MV_INLINE uint32_t move_window_up(const QueueView& q, uint32_t band) {
+  const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_min(band, cuda::memory_order_relaxed);
+  return before < band ? before : band;
+}
+
 /// Buckets: the window's first band just moved down from `from` to `to` (> from; a claim found the bands between
 /// empty, or took a far task). An entry enqueued into one of those bands' rings meanwhile would now sit in a ring
 /// that stands for one of the window's last bands, behind every band before it, and could wait there until the
@@ -408,9 +415,16 @@ __device__ MV_INLINE void recheck_passed_bands(const QueueView& q, uint32_t from
   const uint32_t width = window_width(q.rings);
   for (uint32_t b = from; b < to && b - from < width; ++b)
     if (DeviceAtomic<int>(q.ctl[1u + b % width].avail).load(cuda::memory_order_relaxed) > 0) {
-      DeviceAtomic<unsigned int>(q.main->cur_band).fetch_min(b, cuda::memory_order_relaxed);
+      move_window_up(q, b);
       return;
     }
+}
+
+/// Buckets: moves the window's first band down to `band` (a claim found the bands before it empty, or took a far
+/// task of that band) and, where it moved, re-checks the bands it passed (recheck_passed_bands).
+__device__ MV_INLINE void move_window_down(const QueueView& q, uint32_t band) {
+  const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
+  if (before != kNoBand && before < band) recheck_passed_bands(q, before, band);
 }
 
 /// What claim_ring_warp calls did, added up over the calls (a measurement): rounds of reading the rings,
@@ -485,10 +499,7 @@ __device__ MV_INLINE int claim_ring_warp(const QueueView& q, long long watchdog,
       if (ring >= 0) {
         DeviceAtomic<int> avail(q.ctl[ring].avail);
         if (avail.fetch_sub(1, cuda::memory_order_relaxed) > 0) {
-          if (band != kNoBand && band > cur) {
-            const uint32_t before = DeviceAtomic<unsigned int>(q.main->cur_band).fetch_max(band, cuda::memory_order_relaxed);
-            if (before < band) recheck_passed_bands(q, before, band);
-          }
+          if (band != kNoBand && band > cur) move_window_down(q, band);
         } else {
           avail.fetch_add(1, cuda::memory_order_relaxed);  // lost the race: undo, look again
           if (cc) ++cc->lost;
