@@ -82,11 +82,12 @@ void run_bench(const BenchCommand& c) {
       const auto t0 = std::chrono::steady_clock::now();
       // Development switch: MEGAVIEW_BENCH_TRACE=FILE appends a line per frame (busy time, paths, finished tasks).
       const char* trace = std::getenv("MEGAVIEW_BENCH_TRACE");
+      const bool tracing = trace && *trace;
       std::string frames;
       const auto progress_of_run = render_progress(1.0, goal);
       const FrameStats fs = s.run(0, 0.0, [&](const FrameStats& f) {
         progress_of_run(f);
-        if (trace && *trace) {
+        if (tracing) {
           const std::vector<uint32_t>& spp = s.workload().film().host_patch_spp();
           const auto [lo, hi] = std::minmax_element(spp.begin(), spp.end());
           size_t behind = 0;
@@ -95,7 +96,7 @@ void run_bench(const BenchCommand& c) {
                                 f.num_tasks, *lo, *hi, behind, lo - spp.begin());
         }
       });
-      if (trace && *trace) {
+      if (tracing) {
         std::FILE* tf = std::fopen(trace, "a");
         if (tf) {
           std::fputs(frames.c_str(), tf);
