@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "render/metrics.h"
 #include "app/session/session.h"
+#include "render/metrics.h"
 #include "sched/megakernel/megakernel.cuh"
 #include "test_support.h"
 
