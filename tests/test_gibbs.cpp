@@ -202,6 +202,88 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
   }
 }
 
+TEST(Gibbs, WindowDrawAtTheCoarseUniformHoldsForEveryFineOne) {
+  // The kernels' window draw decides from a site's coarse uniform u₁₆ = k · 2⁻¹⁶ and stands for the full draw at
+  // every full uniform u₁₆ + b · 2⁻²⁴, b < 2⁸ (kPoissonIsingCoarseStep). The full draw is nondecreasing in u, so
+  // a window answer is checked against the full draws at both ends of that interval: k random, and every k whose
+  // interval holds or touches one of the full draw's boundaries c(x)/Z, where the window is tightest.
+  for (auto [gamma, X] : {std::pair{0.8, 6}, std::pair{0.8, 11}, std::pair{0.1, 20}, std::pair{5.0, 6}}) {
+    const PoissonIsingTables t = make_poisson_ising_tables(gamma, X);
+    long tried = 0, decided = 0;
+    for (int i = 0; i < 3000; ++i) {
+      const Philox4x32 r = philox4x32_10(i, 2, 0, 0, 78, 0);
+      const int xm = 1 + static_cast<int>(r.v[0] % X), k = 2 + static_cast<int>(r.v[1] % 3);
+      const int S = static_cast<int>(r.v[2] % (k * xm + 1));
+      const double v = xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
+      const float lambda = static_cast<float>(root * root);
+      if (lambda <= 0.f || std::max(1, poisson_ising_xmax(lambda)) != xm) continue;
+      const float* row = t.row(xm, k, S);
+      float c[64], p = 1.f, z = 0.f;
+      for (int x = 0; x <= xm; ++x) {
+        z = fma_rn(p, row[x], z);
+        c[x] = z;
+        p = mul_rn(p, lambda);
+      }
+      std::vector<uint32_t> ks = {0u, 65535u, r.v[3] >> 16};
+      for (int x = 0; x < xm && z > 0.f; ++x) {
+        const double b = static_cast<double>(c[x]) / z * 65536.0;
+        for (int d = -2; d <= 2; ++d) {
+          const long kk = static_cast<long>(std::floor(b)) + d;
+          if (kk >= 0 && kk < 65536) ks.push_back(static_cast<uint32_t>(kk));
+        }
+      }
+      for (size_t n = 0; n < ks.size(); ++n) {
+        const float coarse = static_cast<float>(ks[n]) * (1.f / 65536.f);
+        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, coarse);
+        if (n == 2) {
+          ++tried;
+          decided += got >= 0;
+        }
+        if (got < 0) continue;
+        for (uint32_t b : {0u, 255u}) {
+          const float u = lattice_fine_uniform(coarse, b, 0);
+          ASSERT_EQ(u, static_cast<float>(ks[n] * 256u + b) / 16777216.f);
+          ASSERT_EQ(got, poisson_ising_draw<kPoissonIsingMaxTerms>(row, lambda, xm, u))
+              << "γ " << gamma << " xm " << xm << " k " << k << " S " << S << " λ " << lambda << " k " << ks[n]
+              << " b " << b;
+        }
+      }
+    }
+    if (gamma == 0.8 && X == 6) EXPECT_GT(decided, tried * 9 / 10) << "the window decides too few draws at γ 0.8";
+  }
+}
+
+TEST(Gibbs, SitesDrawTheirUniformsFromTheDocumentedPhiloxWords) {
+  // checkerboard_sweep.h's numbering, written out: rows 2i, 2i + 1 and columns 8g … 8g + 7 share a coarse and a
+  // fine block per colour; the j-th colour-c site of row 2i + h takes half h of the coarse word j (h = 0: the high
+  // 16 bits) and byte h of the fine word j. So the eight same-coloured sites of a group pair use disjoint bits.
+  const uint32_t seed = 4242, W = 40;  // 5 groups per row
+  for (int rounds : {7, 10})
+    for (uint32_t sweep : {0u, 7u, kLatticeInitialSweep})
+      for (uint32_t row = 0; row < 6; ++row)
+        for (uint32_t col = 0; col < W; ++col) {
+          const uint32_t colour = (row + col) & 1u, h = row & 1u, j = (col % 8u) / 2u;
+          const uint32_t g = (row / 2u) * 5u + col / 8u;
+          const Philox4x32 coarse = philox4x32(g, sweep, colour, 0u, seed, kLatticeKeyHi, rounds);
+          const Philox4x32 fine = philox4x32(g, sweep, colour, 1u, seed, kLatticeKeyHi, rounds);
+          const uint32_t k = h ? coarse.v[j] & 0xFFFFu : coarse.v[j] >> 16, b = (fine.v[j] >> (8 * h)) & 0xFFu;
+          ASSERT_EQ(lattice_coarse_uniform_at(seed, W, row, col, sweep, rounds), static_cast<float>(k) / 65536.f);
+          ASSERT_EQ(lattice_uniform(seed, W, row, col, sweep, rounds), static_cast<float>(k * 256u + b) / 16777216.f);
+        }
+  // Over many sites the full uniforms are uniform on the 2²⁴ grid: mean ½, and each of 16 bins near 1/16.
+  std::vector<long> bins(16, 0);
+  double sum = 0.0;
+  const int n = 256 * 256;
+  for (uint32_t row = 0; row < 256; ++row)
+    for (uint32_t col = 0; col < 256; ++col) {
+      const float u = lattice_uniform(seed, 256, row, col, 3, 10);
+      sum += u;
+      ++bins[static_cast<size_t>(u * 16.f)];
+    }
+  EXPECT_NEAR(sum / n, 0.5, 0.005);
+  for (long b : bins) EXPECT_NEAR(static_cast<double>(b) / n, 1.0 / 16, 0.004);
+}
+
 TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
   // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_low6) against lattice_neighbours and
   // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
@@ -345,7 +427,8 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
 
 TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
   // The benchmark's model (λ 0.9 Gaussian, σ = 0.25 · min(W, H), γ 0.8) on 256², after 200 sweeps of the
-  // CPU reference: the share of sites whose window draw does not decide, over both colours, and the share
+  // CPU reference: the share of sites whose window draw (from the site's coarse uniform, as the kernels draw
+  // it) does not decide, over both colours, and the share
   // of 32-group warps (128 sites of one colour in one row, as gibbs-window's threads take them) in which
   // at least one site falls back to the full draw.
   GibbsRun run({{"width", "256"}, {"height", "256"}, {"thinning", "1000"}}, false);
@@ -363,7 +446,7 @@ TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
           int k, S;
           lattice_neighbours(x.data(), W, H, r, c, k, S);
           const int xm = f.xmax[static_cast<size_t>(r) * W + c];
-          const float u = lattice_uniform(1, W, r, c, 200, 10);
+          const float u = lattice_coarse_uniform_at(1, W, r, c, 200, 10);
           const int got = poisson_ising_draw_window(t.window(xm, k, S), f.at(r, c), u);
           ++sites;
           if (got < 0) ++undecided, slow = true;

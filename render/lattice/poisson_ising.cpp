@@ -54,7 +54,7 @@ void build_windows(PoissonIsingTables& t) {
           for (int y = 0; y < x0; ++y) L += std::pow(lmin, y - x0) * g[y];
           for (int y = x0 + 2; y <= xm; ++y) H += std::pow(lmax, y - x0) * g[y];
           const double a = L / wmin * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack;
-          const double b = H / wmax * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack;
+          const double b = H / wmax * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack + kPoissonIsingCoarseStep;
           if (a >= 0.5 || b >= 0.5) continue;
           if (best < 0 || a + b < best_a + best_b) {
             best = x0;

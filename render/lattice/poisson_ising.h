@@ -100,6 +100,15 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 /// draw (at most about 80 · 2⁻²⁴ of Z for x_max ≤ 36) and the window draw's own (a few 2⁻²⁴), 6× over.
 inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 
+/// Resolution of the uniform the window draw decides from: the kernels draw a site's uniform in two parts, a
+/// coarse one u₁₆ = k · 2⁻¹⁶ (16 random bits) and, only where the window cannot decide, 8 more bits that make
+/// the full draw's u = u₁₆ + b · 2⁻²⁴ (b < 2⁸; sched/lattice/checkerboard_sweep.h numbers them). The window
+/// table's B includes this step, so a window draw at u₁₆ that decides gives the full draw's answer at every
+/// u ∈ [u₁₆, u₁₆ + 2⁻¹⁶): its tests that get harder as u grows (d < −BW and u + B < 1) hold at u₁₆ with
+/// B + 2⁻¹⁶, hence at u with B, and the others (d > AW and u > A) only get easier. The full draw is
+/// nondecreasing in u, so both ends of the interval giving the same answer is what the tests check.
+inline constexpr double kPoissonIsingCoarseStep = 1.0 / 65536.0;
+
 /// The bits of a float.
 MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 #if defined(__CUDA_ARCH__)
@@ -151,7 +160,7 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float 
 /// in A's six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
 /// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
 /// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
-/// B ≥ H / W over every λ with this x_max, plus the slack. With Z = L + W + H, the full draw's cumulative
+/// B ≥ H / W over every λ with this x_max, plus the slack (B also plus kPoissonIsingCoarseStep). With Z = L + W + H, the full draw's cumulative
 /// sums satisfy c(x₀−1) − uZ ≤ −(u − A)W, c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and
 /// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
@@ -208,7 +217,8 @@ struct PoissonIsingTables {
   std::vector<float> weights;
   /// The window draw's rows (poisson_ising_draw_window), 4 floats per (xm, k, S) at
   /// ((xm · 5 + k) · (4X+1) + S) · 4: {g'(x₀), g'(x₀+1), A, B}, x₀ ∈ [0, xm − 1] the window of the
-  /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), A and B rounded up
+  /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), B including
+  /// kPoissonIsingCoarseStep (the window decides from a site's coarse uniform), A and B rounded up
   /// (A up to a multiple of 64 units in the last place, plus x₀: x₀ = A's six low mantissa bits);
   /// all zero (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
   std::vector<float> windows;
@@ -325,8 +335,8 @@ struct PoissonIsingArrays {
   const uint8_t* xmax = nullptr;   ///< x_max per site
   const float* weights = nullptr;  ///< PoissonIsingTables::weights
   const float* windows = nullptr;  ///< PoissonIsingTables::windows (Window only)
-  const uint8_t* site_ids = nullptr; ///< poisson_ising_site_ids (the strip kernel's draw4_strip only)
-  /// lam_col split by parity like site_ids (draw4_strip only, separable maps): float (2g + p) · 4 + j is
+  const uint8_t* site_ids = nullptr; ///< poisson_ising_site_ids (the strip kernels' strip_sites only)
+  /// lam_col split by parity like site_ids (strip_sites only, separable maps): float (2g + p) · 4 + j is
   /// lam_col[8g + p + 2j] (poisson_ising_split_columns).
   const float* lam_col_split = nullptr;
 };
@@ -364,8 +374,13 @@ struct PoissonIsingRule : PoissonIsingArrays {
   }
 #if defined(__CUDACC__)
   /// draw() of the four sites c0 + 2j + p (j = 0 … 3) of row r (c0 a multiple of 8, width too), reading
-  /// their x_max and λ factors (Site: their λ) with one 8-byte and two 16-byte loads.
-  __device__ __forceinline__ void draw4(int r, int c0, int p, const int* S, const int* k, const float* u, int* out) const {
+  /// their x_max and λ factors (Site: their λ) with one 8-byte and two 16-byte loads. `coarse`: the sites'
+  /// coarse uniforms (kPoissonIsingCoarseStep); fine(uf) fills uf[j] with their full uniforms, the draw's u.
+  /// Window: the window draws decide from `coarse` and call fine only where one does not (rare); otherwise
+  /// fine is called once.
+  template <class Fine>
+  __device__ __forceinline__ void draw4(int r, int c0, int p, const int* S, const int* k, const float* coarse,
+                                        const Fine& fine, int* out) const {
     const size_t base = static_cast<size_t>(r) * width + c0;
     const uint2 xm8 = *reinterpret_cast<const uint2*>(xmax + base);
     const uint64_t xm64 = (static_cast<uint64_t>(xm8.y) << 32 | xm8.x) >> (8 * p);
@@ -385,10 +400,12 @@ struct PoissonIsingRule : PoissonIsingArrays {
         const uint32_t xm = static_cast<uint32_t>((xm64 >> (16 * j)) & 0xFFu);
         i[j] = (xm * 5u + static_cast<uint32_t>(k[j])) * (4u * X + 1u) + static_cast<uint32_t>(S[j]);
         lam[j] = Site ? col[j] : mul_rn(lr, col[j]);
-        out[j] = poisson_ising_draw_window(windows + 4u * i[j], lam[j], u[j]);
+        out[j] = poisson_ising_draw_window(windows + 4u * i[j], lam[j], coarse[j]);
         all &= out[j] >= 0;
       }
       if (__builtin_expect(!all, 0)) {
+        float u[4];
+        fine(u);
 #pragma unroll
         for (int j = 0; j < 4; ++j)
           if (out[j] < 0)
@@ -396,6 +413,8 @@ struct PoissonIsingRule : PoissonIsingArrays {
                                             static_cast<int>((xm64 >> (16 * j)) & 0xFFu), u[j]);
       }
     } else {
+      float u[4];
+      fine(u);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const int xm = static_cast<int>((xm64 >> (16 * j)) & 0xFFu);
@@ -403,20 +422,15 @@ struct PoissonIsingRule : PoissonIsingArrays {
       }
     }
   }
-  /// draw() of the four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, λ from lam_row and
-  /// lam_col_split (one 16-byte load; Site: lam_site), from the window rows in
-  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes)
-  /// and the site ids (site_ids: one 4-byte load). s0, s1: the 8 columns' byte-wise neighbour sums
-  /// (lattice_sums8), turned into table offsets by poisson_ising_strip_offsets. The window draw decides (poisson_ising_window_decide) or, rarely, the full
-  /// draw from the global weights: the same bits as draw() in the six low bits of out[j] (the other bits carry
-  /// no meaning: lattice_merge4_low6 in sched/lattice/checkerboard_sweep.h merges them).
+  /// The four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, for the strip kernels' draws: their byte offsets
+  /// `off` into the window table (poisson_ising_strip_offsets, from the site ids: one 4-byte load) and their λ
+  /// (lam_row · lam_col_split: one 16-byte load; Site: lam_site). s0, s1: the 8 columns' byte-wise neighbour sums
+  /// (lattice_sums8 in sched/lattice/checkerboard_sweep.h). Returns the four site ids.
   template <int P>
-  __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
-                                              const float* u, int* out) const {
+  __device__ __forceinline__ uint32_t strip_sites(int r, int gi, uint32_t s0, uint32_t s1, float* lam, uint32_t* off) const {
     // The site's index in 32 bits (a lattice holds at most 8192² sites): a strip's rows share the arithmetic.
     const uint32_t at = static_cast<uint32_t>(r) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi);
     const uint32_t ids = *reinterpret_cast<const uint32_t*>(site_ids + (at + 4u * P));
-    float lam[4];
     if constexpr (Site) {
       const float4* lp = reinterpret_cast<const float4*>(lam_site + at);
       const float4 a = lp[0], b = lp[1];
@@ -432,18 +446,33 @@ struct PoissonIsingRule : PoissonIsingArrays {
       lam[2] = mul_rn(lr, c.z);
       lam[3] = mul_rn(lr, c.w);
     }
-    uint32_t off[4];
     poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
+    return ids;
+  }
+  /// draw() of strip_sites' four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, from the window rows in
+  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at their
+  /// coarse uniforms `coarse` (kPoissonIsingCoarseStep): the window draws decide (poisson_ising_window_decide) or,
+  /// rarely, the full draws from the global weights at the full uniforms that fine(uf) fills in. The same bits as
+  /// draw() in the six low bits of out[j] (the other bits carry no meaning: lattice_merge4_low6 in
+  /// sched/lattice/checkerboard_sweep.h merges them).
+  template <int P, class Fine>
+  __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
+                                              const float* coarse, const Fine& fine, int* out) const {
+    float lam[4];
+    uint32_t off[4];
+    const uint32_t ids = strip_sites<P>(r, gi, s0, s1, lam, off);
     // The comparisons as sign bits (poisson_ising_window_decide_parts): bit 31 of `all` is set where all four
     // windows decide (eight words ANDed: four three-input operations).
     uint32_t c[4], tw[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const float4 w = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(table) + off[j]);
-      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], u[j], c[j], tw[j]));
+      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], coarse[j], c[j], tw[j]));
     }
     const uint32_t all = ((c[0] & tw[0]) & (c[1] & tw[1])) & ((c[2] & tw[2]) & (c[3] & tw[3]));
     if (__builtin_expect(static_cast<int32_t>(all) >= 0, 0)) {
+      float u[4];
+      fine(u);
 #pragma unroll
       for (int j = 0; j < 4; ++j)
         if (static_cast<int32_t>(c[j] & tw[j]) >= 0)

@@ -9,15 +9,17 @@
 //   memory (rows padded by `pad` ints against bank conflicts), and the weights are evaluated from their
 //   definition (Rule::draw_direct); then a third kernel writes the symmetrically padded copy again.
 // - sweep_groups: one launch per half-sweep on the uint8 lattice in place; a thread updates four
-//   same-coloured sites of one row (8 columns) from one Philox block computed in registers; borders by
-//   index (no padded copy). Bit-identical to the CPU reference.
+//   same-coloured sites of one row (8 columns) from the coarse Philox block of its row pair computed in registers
+//   (and the fine block where its draws need it); borders by index (no padded copy). Bit-identical to the CPU
+//   reference.
 // - sweep_persistent: the same update, all sweeps in one cooperative launch (one grid-wide barrier per
 //   half-sweep instead of one launch), the lattice staying in L2. Bit-identical to the CPU reference.
 // - sweep_strips: sweep_persistent's update with a thread per strip of 4 rows (each state word loaded once
 //   per half-sweep and reused as its neighbours' up and down rows), the colour a compile-time constant, and
-//   the rule's table-driven draw4_strip (window table in shared memory, per-site table row ids).
+//   the rule's table-driven draw4_strip (window table in shared memory, per-site table row ids), one coarse
+//   Philox block per row pair.
 //   Bit-identical to the CPU reference.
-// - sweep_strips_ahead: sweep_strips' update with the next half-sweep's Philox words computed between the arrival
+// - sweep_strips_ahead: sweep_strips' update with the next half-sweep's Philox blocks computed between the arrival
 //   at the grid barrier and the wait (a split barrier), kept in shared memory. Bit-identical to the CPU reference.
 // - sweep_strips_resident: sweep_strips_ahead's update with each block's band of rows resident in shared memory
 //   for the whole launch and no grid barrier: the bands' edge rows go through a global exchange buffer whose
@@ -57,8 +59,8 @@ template <class Rule>
 __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mid, uint2 up, uint2 down, uint32_t left,
                                                       uint32_t right, int r, int c0, int width, int height,
                                                       const LatticeKeys& keys, uint32_t sweep, int colour) {
-  const int p = (r + colour) & 1;
-  const uint32_t g = (static_cast<uint32_t>(r) * lattice_pairs_per_row(width) + (c0 >> 1)) >> 2;
+  const int p = (r + colour) & 1, half = r & 1;
+  const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(c0 >> 3), static_cast<uint32_t>(width));
   const Philox4x32 rnd =
       philox4x32_round_keys(g, sweep, static_cast<uint32_t>(colour), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
   uint32_t s0, s1;
@@ -76,13 +78,20 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     k[j] = k_rows;
-    u[j] = uniform_from_bits(rnd.v[j]);
+    u[j] = lattice_coarse_uniform(rnd.v[j], half);
   }
+  // The fine block, only where the rule's draw needs the full uniforms.
+  const auto fine = [&](float (&uf)[4]) {
+    const Philox4x32 f =
+        philox4x32_round_keys(g, sweep, static_cast<uint32_t>(colour), 1u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) uf[j] = lattice_fine_uniform(u[j], f.v[j], half);
+  };
   // Only column 0 (site j = 0 of the first group at p = 0) and column width − 1 (site j = 3 of the last
   // group at p = 1) miss a left or right neighbour.
   k[0] -= c0 == 0 && p == 0 ? 1 : 0;
   k[3] -= c0 + 8 == width && p == 1 ? 1 : 0;
-  rule.draw4(r, c0, p, S, k, u, v);
+  rule.draw4(r, c0, p, S, k, u, fine, v);
   uint32_t o0 = mid.x, o1 = mid.y;
   lattice_merge4(o0, o1, p, v);
   return make_uint2(o0, o1);
@@ -155,23 +164,33 @@ __device__ __forceinline__ void lattice_stage_table(float4* table, const void* w
   for (int i = t; i < table_bytes / 16; i += nthreads) table[i] = src[i];
 }
 
-/// One row of a strip's half-sweep from rows already loaded: the 4 sites of parity P (P = 0: columns c0, c0 + 2, …;
-/// P = 1: c0 + 1, …) of the 8 columns at `row` (the group gi of row r, c0 = 8 gi), from the rows above and below
-/// (`up`, `down`), the row itself (`mid`), its side bytes at row[−1] and row[8] and the random words b (counter
-/// (r · W/8 + gi, sweep, colour, 0)). Returns the new row word: `mid` with those 4 sites drawn. Every strip
-/// kernel draws its rows through this one function, so they give the same bits.
-template <int P, class Rule>
+/// One row of a strip's half-sweep of colour `colour` at sweep `sweep` from rows already loaded: the 4 sites of
+/// parity P (P = 0: columns c0, c0 + 2, …; P = 1: c0 + 1, …) of the 8 columns at `row` (the group gi of row r,
+/// c0 = 8 gi, H = r mod 2), from the rows above and below (`up`, `down`), the row itself (`mid`), its side bytes
+/// at row[−1] and row[8] and the coarse block b of its row pair (counter (⌊r/2⌋ · W/8 + gi, sweep, colour, 0),
+/// half H of each word); the fine block (counter (…, 1)) is computed here only where a window draw does not
+/// decide. Returns the new row word: `mid` with those 4 sites drawn (Rule::draw4_strip). Every strip kernel draws
+/// its rows through this one function, so they give the same bits.
+template <int P, int H, class Rule>
 __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float4* table, const uint8_t* row, int r,
-                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b) {
+                                                   int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b,
+                                                   const LatticeKeys& keys, uint32_t sweep, uint32_t colour) {
   const int c0 = 8 * gi;
-  const float u[4] = {uniform_from_bits(b.x), uniform_from_bits(b.y), uniform_from_bits(b.z), uniform_from_bits(b.w)};
+  const float u[4] = {lattice_coarse_uniform(b.x, H), lattice_coarse_uniform(b.y, H), lattice_coarse_uniform(b.z, H),
+                      lattice_coarse_uniform(b.w, H)};
+  const auto fine = [&](float (&uf)[4]) {
+    const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width));
+    const Philox4x32 f = philox4x32_round_keys(g, sweep, colour, 1u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) uf[j] = lattice_fine_uniform(u[j], f.v[j], H);
+  };
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
   const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
   const uint32_t right = P == 1 && c0 + 8 < width ? row[8] : 0u;
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
   int v[4];
-  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, v);
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, fine, v);
   uint32_t o0 = mid.x, o1 = mid.y;
   lattice_merge4_low6(o0, o1, P, v);
   return make_uint2(o0, o1);
@@ -180,19 +199,23 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
 /// Row J (and the rows after it) of one strip's half-sweep of colour C: the sites of parity P = (J + C) mod 2
 /// (the strip starts at an even row r0) of the 8 columns c0 … c0+7 of row r0 + J. `up` and `mid` hold rows
 /// r0 + J − 1 and r0 + J as loaded (their colour-C bytes may be stale in `up`: the sums read only the
-/// other colour's bytes there); each row of the strip is loaded once and serves as the next row's `up`.
+/// other colour's bytes there); each row of the strip is loaded once and serves as the next row's `up`. An even
+/// row computes its pair's coarse block, which the odd row after it takes as `b`.
 template <int C, int R, int J, class Rule>
 __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float4* table, uint8_t* row, int r,
                                                    int width, int height, int gi, const LatticeKeys& keys,
-                                                   uint32_t sweep, uint2 up, uint2 mid) {
+                                                   uint32_t sweep, uint2 up, uint2 mid, uint4 b = uint4{}) {
   const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width) : make_uint2(0, 0);
-  const uint32_t g = static_cast<uint32_t>(r) * static_cast<uint32_t>(width / 8) + static_cast<uint32_t>(gi);
-  const Philox4x32 rnd = philox4x32_round_keys(g, sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-  *reinterpret_cast<uint2*>(row) = lattice_strip_row<(J + C) & 1>(rule, table, row, r, width, gi, up, mid, down,
-                                                                  make_uint4(rnd.v[0], rnd.v[1], rnd.v[2], rnd.v[3]));
+  if constexpr (J % 2 == 0) {
+    const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width));
+    const Philox4x32 q = philox4x32_round_keys(g, sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+    b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
+  }
+  *reinterpret_cast<uint2*>(row) = lattice_strip_row<(J + C) & 1, J & 1>(rule, table, row, r, width, gi, up, mid, down,
+                                                                         b, keys, sweep, static_cast<uint32_t>(C));
   if constexpr (J + 1 < R) {
     if (r + 1 < height)
-      lattice_strip_rows<C, R, J + 1>(rule, table, row + width, r + 1, width, height, gi, keys, sweep, mid, down);
+      lattice_strip_rows<C, R, J + 1>(rule, table, row + width, r + 1, width, height, gi, keys, sweep, mid, down, b);
   }
 }
 
@@ -200,7 +223,7 @@ __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float
 /// columns at a time (strips row-major over the lattice, in a grid-stride loop; a 2048² lattice has
 /// 131,072 strips of 4 rows, one per thread on an H100 with 1024-thread blocks), a grid barrier after every
 /// half-sweep. A strip's half-sweep loads each of its R + 2 rows' 8 bytes once (R + 2 loads for R groups)
-/// and draws with Rule::draw4_strip from the window table `rule.windows`
+/// and draws with Rule::draw4_strip (lattice_strip_row) from the window table `rule.windows`
 /// (table_bytes, a multiple of 16) staged in dynamic shared memory. The colour, and with it each row's
 /// site parity, is a compile-time constant. The same Philox counters and draws as sweep_persistent_kernel:
 /// the same bits. Width a multiple of 8; any height; any block of at most 1024 threads (the launch bound
@@ -235,41 +258,43 @@ __global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* 
   }
 }
 
-/// Stores the Philox words of one strip's half-sweep of colour `colour` at sweep `sweep`: block J (J0 ≤ J < R),
-/// for the group of row r0 + J (counter (row · W/8 + gi, sweep, colour, 0), as in lattice_strip_rows), goes to
-/// ws[J · stride]. Rows at or past `height` get no block.
-template <int R, int J0, class Rule>
+/// Stores the coarse Philox blocks of one strip's half-sweep of colour `colour` at sweep `sweep` (r0 even): block i
+/// (I0 ≤ i < R/2), of the row pair r0 + 2i, r0 + 2i + 1 (counter (⌊r0/2⌋ · W/8 + i · W/8 + gi, sweep, colour, 0), as in
+/// lattice_strip_rows), goes to ws[i · stride]. Pairs at or past `height` get no block.
+template <int R, int I0, class Rule>
 __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const LatticeKeys& keys, uint32_t sweep,
                                                     uint32_t colour, int r0, int gpr, int gi, int height, uint4* ws,
                                                     int stride) {
-  const uint32_t g0 = static_cast<uint32_t>(r0) * static_cast<uint32_t>(gpr) + static_cast<uint32_t>(gi);
+  static_assert(R % 2 == 0, "a strip is whole row pairs");
+  constexpr int N = R / 2;
+  const uint32_t g0 = static_cast<uint32_t>(r0 >> 1) * static_cast<uint32_t>(gpr) + static_cast<uint32_t>(gi);
   if (r0 + R <= height) {  // every row in the lattice: the blocks round by round (philox4x32_round_keys_n)
-    uint32_t c[R - J0][4];
+    uint32_t c[N - I0][4];
 #pragma unroll
-    for (int J = J0; J < R; ++J) {
-      c[J - J0][0] = g0 + static_cast<uint32_t>(J * gpr);
-      c[J - J0][1] = sweep;
-      c[J - J0][2] = colour;
-      c[J - J0][3] = 0u;
+    for (int i = I0; i < N; ++i) {
+      c[i - I0][0] = g0 + static_cast<uint32_t>(i * gpr);
+      c[i - I0][1] = sweep;
+      c[i - I0][2] = colour;
+      c[i - I0][3] = 0u;
     }
     philox4x32_round_keys_n(c, keys.k0, kLatticeKeyHi, rule.rng_rounds);
 #pragma unroll
-    for (int J = J0; J < R; ++J) ws[J * stride] = make_uint4(c[J - J0][0], c[J - J0][1], c[J - J0][2], c[J - J0][3]);
+    for (int i = I0; i < N; ++i) ws[i * stride] = make_uint4(c[i - I0][0], c[i - I0][1], c[i - I0][2], c[i - I0][3]);
     return;
   }
 #pragma unroll
-  for (int J = J0; J < R; ++J) {
-    if (r0 + J < height) {
-      const Philox4x32 b = philox4x32_round_keys(g0 + static_cast<uint32_t>(J * gpr), sweep, colour, 0u, keys.k0,
+  for (int i = I0; i < N; ++i) {
+    if (r0 + 2 * i < height) {
+      const Philox4x32 b = philox4x32_round_keys(g0 + static_cast<uint32_t>(i * gpr), sweep, colour, 0u, keys.k0,
                                                  kLatticeKeyHi, rule.rng_rounds);
-      ws[J * stride] = make_uint4(b.v[0], b.v[1], b.v[2], b.v[3]);
+      ws[i * stride] = make_uint4(b.v[0], b.v[1], b.v[2], b.v[3]);
     }
   }
 }
 
 /// One strip's half-sweep of colour C (rows r0 … r0+R−1, columns 8gi … 8gi+7, `row` = its first row's group),
-/// with the random words of rows r0 + J, J ≥ K, given (ws[J · stride], lattice_strip_words) and those of the first
-/// K rows computed here (counter (row · W/8 + gi, sweep, C, 0)): the R rows and the rows above and below are
+/// with the coarse blocks of row pairs i ≥ K given (ws[i · stride], lattice_strip_words) and those of the first
+/// K pairs computed here (as lattice_strip_words does): the R rows and the rows above and below are
 /// loaded before the first store (a row's side byte, in the neighbouring strip's columns, when the row is drawn),
 /// then the R groups are drawn and stored. The sums read only colour 1−C's bytes, and the stores change only
 /// colour C's, so loading the rows first gives lattice_strip_rows' bits.
@@ -282,39 +307,44 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
 #pragma unroll
   for (int J = 0; J <= R; ++J)
     m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
+  uint4 b{};
 #pragma unroll
   for (int J = 0; J < R; ++J) {
     if (r0 + J < height) {
-      uint4 b;
-      if (J < K) {  // computed here, while the loads above are in flight
-        const Philox4x32 q = philox4x32_round_keys(static_cast<uint32_t>(r0 + J) * static_cast<uint32_t>(width / 8) +
-                                                       static_cast<uint32_t>(gi),
-                                                   sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi,
-                                                   rule.rng_rounds);
-        b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
-      } else {
-        b = ws[J * stride];
+      if (J % 2 == 0) {
+        if (J / 2 < K) {  // computed here, while the loads above are in flight
+          const Philox4x32 q = philox4x32_round_keys(
+              lattice_pair_counter(static_cast<uint32_t>(r0 + J), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
+              sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+          b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
+        } else {
+          b = ws[(J / 2) * stride];
+        }
       }
-      // The row's parity, C + J mod 2, is a constant of each unrolled iteration.
+      // The row's parity, C + J mod 2, and its half of the pair's words, J mod 2, are constants of each unrolled
+      // iteration.
+      constexpr uint32_t kC = C;
       *reinterpret_cast<uint2*>(row + J * width) =
-          (C + J) & 1 ? lattice_strip_row<1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b)
-                      : lattice_strip_row<0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b);
+          (C + J) & 1
+              ? (J & 1 ? lattice_strip_row<1, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC)
+                       : lattice_strip_row<1, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC))
+              : (J & 1 ? lattice_strip_row<0, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC)
+                       : lattice_strip_row<0, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC));
     }
   }
 }
 
 /// Dynamic shared memory of sweep_strips_ahead_kernel: the window table (table_bytes, a multiple of 16), then
-/// 16 bytes of random words per row of a strip and thread.
+/// a 16-byte coarse block per row pair of a strip (`rows` even) and thread.
 inline size_t lattice_strips_ahead_smem(int table_bytes, int threads, int rows = 4) {
-  return static_cast<size_t>(table_bytes) + static_cast<size_t>(16) * rows * threads;
+  return static_cast<size_t>(table_bytes) + static_cast<size_t>(16) * (rows / 2) * threads;
 }
 
-/// sweep_strips_kernel's sweeps with the random numbers one half-sweep ahead. A thread computes the Philox words
-/// of its first strip's next half-sweep, except those of its first K rows, between its block's arrival at the grid
-/// barrier and the wait for the other blocks (cooperative_groups' split barrier_arrive / barrier_wait), so they
-/// fill the barrier's latency; they wait in shared memory (lattice_strips_ahead_smem). The first K rows' words are
-/// computed after the barrier, while the strip's loads are in flight (K = 1 was the fastest of 0, 1 and 2 on the
-/// H100, docs/perf.md). Every strip's rows are loaded before its first store (lattice_strip_preloaded), and a
+/// sweep_strips_kernel's sweeps with the random numbers one half-sweep ahead. A thread computes the coarse Philox
+/// blocks of its first strip's next half-sweep, except those of its first K row pairs, between its block's arrival
+/// at the grid barrier and the wait for the other blocks (cooperative_groups' split barrier_arrive / barrier_wait),
+/// so they fill the barrier's latency; they wait in shared memory (lattice_strips_ahead_smem). The first K pairs'
+/// blocks are computed after the barrier, while the strip's loads are in flight (K = 1, docs/perf.md). Every strip's rows are loaded before its first store (lattice_strip_preloaded), and a
 /// thread's strips are stepped without a division. The counters do not depend on the state, so the bits are
 /// sweep_strips_kernel's. Same launch contract (blocks of at most 4096 / R threads: 64 registers at R = 4), with
 /// lattice_strips_ahead_smem(table_bytes, threads, R) bytes of dynamic shared memory (over 48 KiB: the launch
@@ -395,8 +425,8 @@ __device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long*
   return make_uint2(static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32));
 }
 
-/// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), 16
-/// bytes of random words per row of a strip and thread, then the band twice (the half-sweep reads one copy and
+/// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), a
+/// 16-byte coarse block per row pair of a strip and thread, then the band twice (the half-sweep reads one copy and
 /// writes the other), each band_strip_rows · R rows of `width` bytes.
 inline size_t lattice_strips_resident_smem(int table_bytes, int threads, int band_strip_rows, int width,
                                            int rows = 4) {
@@ -455,7 +485,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
   lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
   uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
-  uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + R * nthreads);
+  uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + (R / 2) * nthreads);
   const size_t band_bytes = static_cast<size_t>(band_strip_rows) * R * static_cast<size_t>(width);
   const int gpr = width / 8, srows = (height + R - 1) / R;
   const int b = static_cast<int>(blockIdx.x), bands = static_cast<int>(gridDim.x);
@@ -512,8 +542,9 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
         // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
         const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
           constexpr int J = decltype(j)::value, P = (C + J) & 1;
-          const uint2 o = lattice_strip_row<P>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up, mid,
-                                               down, ws[J * nthreads]);
+          const uint2 o = lattice_strip_row<P, J & 1>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up,
+                                                      mid, down, ws[(J / 2) * nthreads], keys, sweep,
+                                                      static_cast<uint32_t>(C));
           *reinterpret_cast<uint2*>(next + at + J * width) = o;
           return o;
         };

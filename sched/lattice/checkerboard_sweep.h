@@ -9,23 +9,30 @@
 //   int initial(int row, int col, float u) const;             // the starting value
 //   int rng_rounds;                                           // Philox rounds, 7 or 10 (base/philox.h)
 // and, for the kernels of sched/lattice/checkerboard_sweep.cuh, the same draw for the four sites
-// c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8):
-//   __device__ void draw4(int row, int c0, int p, const int* S, const int* k, const float* u, int* out) const;
-// and, for sweep_strips_kernel, a table-driven draw of the four parity-P sites of a group from the group's
+// c0 + 2j + p (j = 0 … 3) of one row at once (c0 a multiple of 8), from their coarse uniforms and a callable
+// fine(float (&u)[4]) that gives their full uniforms, the draw's u (called only where the rule needs them):
+//   template <class Fine> __device__ void draw4(int row, int c0, int p, const int* S, const int* k,
+//                                               const float* coarse, const Fine& fine, int* out) const;
+// and, for the strip kernels, a table-driven draw of the four parity-P sites of a group from the group's
 // byte-wise neighbour sums (lattice_sums8) and a table the kernel stages in shared memory from `windows`:
-//   template <int P> __device__ void draw4_strip(const float4* table, int row, int gi, uint32_t s0, uint32_t s1,
-//                                                const float* u, int* out) const;  // sites 8gi + P + 2j
-// (its values in the six low bits of out[j]: lattice_merge4_low6).
+//   template <int P, class Fine> __device__ void draw4_strip(const float4* table, int row, int gi, uint32_t s0,
+//                                 uint32_t s1, const float* coarse, const Fine& fine, int* out) const;
+// (sites 8gi + P + 2j; its values in the six low bits of out[j]: lattice_merge4_low6).
 // States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
 //
-// The random numbers are counter-based (Philox4x32-R, R = the rule's rng_rounds, base/philox.h), keyed by (seed, site, sweep,
-// colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh that uses
-// them compute identical bits. Colour of (row, col) = (row + col) mod 2; half-sweep c of sweep s updates
-// colour c, c = 0 first. Sites of one colour are numbered by pairs: q = row · P + col / 2 with
-// P = 4 ⌈width / 8⌉ pairs per row, and one Philox block serves the four sites q = 4g … 4g+3 (word q mod 4)
-// of counter (g, sweep, colour, 0) — four same-coloured sites of one row. The initial state uses sweep
-// 0xFFFFFFFF.
+// The random numbers are counter-based (Philox4x32-R, R = the rule's rng_rounds, base/philox.h), keyed by (seed,
+// site, sweep, colour), so the CPU reference below and every kernel of sched/lattice/checkerboard_sweep.cuh compute
+// identical bits. Colour of (row, col) = (row + col) mod 2; half-sweep c of sweep s updates colour c, c = 0 first.
+// A site's uniform has 24 bits in two parts (render/lattice/poisson_ising.h, kPoissonIsingCoarseStep): a coarse
+// 16-bit one, which decides almost every draw, and 8 fine bits, drawn only where they are needed. Rows 2i and
+// 2i + 1 and the 8 columns 8g … 8g + 7 (group g of G = ⌈W/8⌉ per row) hold eight sites of each colour, four per
+// row; the j-th colour-c site of row 2i + h (column 8g + ((h + c) mod 2) + 2j) takes its coarse bits from half h
+// of word j of the coarse block, counter (iG + g, sweep, c, 0) (h = 0: the high 16 bits, h = 1: the low 16), and
+// its fine bits from byte h of word j of the fine block, counter (iG + g, sweep, c, 1). Its uniform is
+// u = (coarse bits · 2⁸ + fine bits) · 2⁻²⁴ (lattice_uniform), the coarse uniform the 16 bits · 2⁻¹⁶. So one
+// Philox block serves eight sites of a half-sweep, where a draw that decides from the coarse uniform alone
+// (the window draw) needs no more. The initial state uses sweep 0xFFFFFFFF.
 //
 // Borders: a missing neighbour is left out (k < 4), the document's symmetric padding (its loss is zero).
 #pragma once
@@ -36,6 +43,7 @@
 #include <tbb/parallel_for.h>
 
 #include "base/common.h"
+#include "base/float_rn.h"
 #include "base/philox.h"
 
 namespace mv {
@@ -53,15 +61,52 @@ inline LatticeKeys lattice_keys(uint32_t seed) {
   return k;
 }
 
-/// Pairs per row in the random-number numbering (a multiple of 4).
-MV_HD MV_INLINE uint32_t lattice_pairs_per_row(uint32_t width) { return 4u * ((width + 7u) / 8u); }
+/// Groups of 8 columns per row in the random-number numbering: G = ⌈width / 8⌉.
+MV_HD MV_INLINE uint32_t lattice_groups_per_row(uint32_t width) { return (width + 7u) / 8u; }
 
-/// The uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`.
+/// Word 0 of the Philox counters of rows 2i, 2i + 1 (i = ⌊row / 2⌋) and column group `group`: i · G + group.
+MV_HD MV_INLINE uint32_t lattice_pair_counter(uint32_t row, uint32_t group, uint32_t width) {
+  return (row >> 1) * lattice_groups_per_row(width) + group;
+}
+
+/// The coarse uniform k · 2⁻¹⁶ (exact) of the site whose coarse bits k are half `half` of `word` (0: bits 16 … 31,
+/// 1: bits 0 … 15): half = the site's row mod 2.
+MV_HD MV_INLINE float lattice_coarse_uniform(uint32_t word, int half) {
+#if defined(__CUDA_ARCH__)
+  // The float 2²³ + k (k in the low mantissa bits under the exponent of 2²³), then (2²³ + k) · 2⁻¹⁶ − 2⁷ in one
+  // fused multiply-add, exact at every step.
+  const uint32_t f = (half ? word & 0xFFFFu : word >> 16) | 0x4B000000u;
+  return __fmaf_rn(__uint_as_float(f), 1.f / 65536.f, -128.f);
+#else
+  return static_cast<float>(half ? word & 0xFFFFu : word >> 16) * (1.f / 65536.f);
+#endif
+}
+
+/// The full uniform (k · 2⁸ + b) · 2⁻²⁴ (exact) of the site whose coarse uniform is `coarse` = k · 2⁻¹⁶
+/// (lattice_coarse_uniform) and whose fine bits b are byte `half` of `fine_word`: coarse + b · 2⁻²⁴, exact (the sum
+/// has at most 24 significant bits).
+MV_HD MV_INLINE float lattice_fine_uniform(float coarse, uint32_t fine_word, int half) {
+  return fma_rn(static_cast<float>((fine_word >> (8 * half)) & 0xFFu), 1.f / 16777216.f, coarse);
+}
+
+/// The (full) uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`:
+/// the coarse and the fine block of its row pair and group (both computed here; the kernels compute the fine
+/// one only where a draw needs it).
 MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
                                       int rounds) {
-  const uint32_t q = row * lattice_pairs_per_row(width) + (col >> 1);
-  const Philox4x32 r = philox4x32(q >> 2, sweep, (row + col) & 1u, 0u, seed, kLatticeKeyHi, rounds);
-  return uniform_from_bits(r.v[q & 3u]);
+  const uint32_t g = lattice_pair_counter(row, col >> 3, width), colour = (row + col) & 1u, j = (col & 7u) >> 1;
+  const Philox4x32 coarse = philox4x32(g, sweep, colour, 0u, seed, kLatticeKeyHi, rounds);
+  const Philox4x32 fine = philox4x32(g, sweep, colour, 1u, seed, kLatticeKeyHi, rounds);
+  return lattice_fine_uniform(lattice_coarse_uniform(coarse.v[j], static_cast<int>(row & 1u)), fine.v[j],
+                              static_cast<int>(row & 1u));
+}
+
+/// The coarse uniform of site (row, col) at sweep `sweep` (lattice_uniform's first 16 bits).
+MV_HD MV_INLINE float lattice_coarse_uniform_at(uint32_t seed, uint32_t width, uint32_t row, uint32_t col,
+                                                uint32_t sweep, int rounds) {
+  const uint32_t g = lattice_pair_counter(row, col >> 3, width), colour = (row + col) & 1u, j = (col & 7u) >> 1;
+  const Philox4x32 coarse = philox4x32(g, sweep, colour, 0u, seed, kLatticeKeyHi, rounds);
+  return lattice_coarse_uniform(coarse.v[j], static_cast<int>(row & 1u));
 }
 
 /// k and S of site (row, col) of a row-major uint8 lattice: its real neighbours' count and sum.
