@@ -154,6 +154,35 @@ TEST(Gibbs, UnrolledDrawGivesTheGenericDrawsBits) {
   }
 }
 
+/// A window-draw case of table t from the Philox block r: x_max in 1 … X, k in 2 … 4 real neighbours summing to
+/// S ≤ k · x_max, λ with λ + 5√λ uniform in (x_max − 1, x_max] (where the table's bounds hold), the site's table
+/// row, and the full draw's cumulative sums c(0 … x_max) and Z at that λ, rounded as poisson_ising_draw rounds
+/// them. False where λ's rounding leaves x_max's range (the case is skipped).
+struct WindowCase {
+  int xm = 0, k = 0, S = 0;
+  float lambda = 0.f, z = 0.f;
+  const float* row = nullptr;
+  float c[64] = {};
+};
+bool window_case(const PoissonIsingTables& t, const Philox4x32& r, WindowCase& wc) {
+  const int X = t.X;
+  wc.xm = 1 + static_cast<int>(r.v[0] % X);
+  wc.k = 2 + static_cast<int>(r.v[1] % 3);
+  wc.S = static_cast<int>(r.v[2] % (wc.k * wc.xm + 1));
+  const double v = wc.xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
+  wc.lambda = static_cast<float>(root * root);
+  if (wc.lambda <= 0.f || std::max(1, poisson_ising_xmax(wc.lambda)) != wc.xm) return false;
+  wc.row = t.row(wc.xm, wc.k, wc.S);
+  float p = 1.f;
+  wc.z = 0.f;
+  for (int x = 0; x <= wc.xm; ++x) {
+    wc.z = fma_rn(p, wc.row[x], wc.z);
+    wc.c[x] = wc.z;
+    p = mul_rn(p, wc.lambda);
+  }
+  return true;
+}
+
 TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
   // gibbs-window's two-weight draw returns the full draw's answer or −1, never another value: random rows,
   // λ anywhere in the row's x_max range (the table's bounds hold there), and u at and a few floats around
@@ -165,19 +194,10 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
     int decided = 0, tried = 0;
     for (int i = 0; i < 4000; ++i) {
       const Philox4x32 r = philox4x32_10(i, 1, 0, 0, 77, 0);
-      const int xm = 1 + static_cast<int>(r.v[0] % X), k = 2 + static_cast<int>(r.v[1] % 3);
-      const int S = static_cast<int>(r.v[2] % (k * xm + 1));
-      // λ + 5√λ uniform in (xm − 1, xm].
-      const double v = xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
-      const float lambda = static_cast<float>(root * root);
-      if (lambda <= 0.f || std::max(1, poisson_ising_xmax(lambda)) != xm) continue;
-      const float* row = t.row(xm, k, S);
-      float c[64], p = 1.f, z = 0.f;
-      for (int x = 0; x <= xm; ++x) {
-        z = fma_rn(p, row[x], z);
-        c[x] = z;
-        p = mul_rn(p, lambda);
-      }
+      WindowCase wc;
+      if (!window_case(t, r, wc)) continue;
+      const int xm = wc.xm, k = wc.k, S = wc.S;
+      const float lambda = wc.lambda, z = wc.z, *row = wc.row, *c = wc.c;
       std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[3] * 2654435761u)};
       for (int x = 0; x < xm && z > 0.f; ++x) {
         float b = c[x] / z;
@@ -212,18 +232,10 @@ TEST(Gibbs, WindowDrawAtTheCoarseUniformHoldsForEveryFineOne) {
     long tried = 0, decided = 0;
     for (int i = 0; i < 3000; ++i) {
       const Philox4x32 r = philox4x32_10(i, 2, 0, 0, 78, 0);
-      const int xm = 1 + static_cast<int>(r.v[0] % X), k = 2 + static_cast<int>(r.v[1] % 3);
-      const int S = static_cast<int>(r.v[2] % (k * xm + 1));
-      const double v = xm - uniform_from_bits(r.v[3]), root = 0.5 * (-5.0 + std::sqrt(25.0 + 4.0 * v));
-      const float lambda = static_cast<float>(root * root);
-      if (lambda <= 0.f || std::max(1, poisson_ising_xmax(lambda)) != xm) continue;
-      const float* row = t.row(xm, k, S);
-      float c[64], p = 1.f, z = 0.f;
-      for (int x = 0; x <= xm; ++x) {
-        z = fma_rn(p, row[x], z);
-        c[x] = z;
-        p = mul_rn(p, lambda);
-      }
+      WindowCase wc;
+      if (!window_case(t, r, wc)) continue;
+      const int xm = wc.xm, k = wc.k, S = wc.S;
+      const float lambda = wc.lambda, z = wc.z, *row = wc.row, *c = wc.c;
       std::vector<uint32_t> ks = {0u, 65535u, r.v[3] >> 16};
       for (int x = 0; x < xm && z > 0.f; ++x) {
         const double b = static_cast<double>(c[x]) / z * 65536.0;
