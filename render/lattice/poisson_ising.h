@@ -320,12 +320,6 @@ MV_HD MV_INLINE void poisson_ising_strip_offsets(uint32_t ids, uint32_t s0, uint
   off[3] = o23 >> 16;
 }
 
-/// One site update rule over device or host arrays (a plain view: the CPU reference and the kernels of
-/// sched/lattice/checkerboard_sweep.h take it as their template parameter). NX: the draw's unrolling
-/// (7 when X ≤ 6, kPoissonIsingFastTerms when X = 7, else kPoissonIsingMaxTerms); every NX > X gives the
-/// same bits. Site: λ per site from lam_site (a map that is not separable) instead of lam_row · lam_col.
-/// Window: the kernels' draw4 tries poisson_ising_draw_window first and runs the full draw only where it
-/// returns −1 (the same bits: the window draw returns the full draw's answer or nothing).
 /// The arrays a PoissonIsingRule reads, on one side (host or device), each row-major where it is per site.
 /// Null where the rule does not read it (see each field).
 struct PoissonIsingArrays {

@@ -49,6 +49,28 @@ __device__ __forceinline__ int lattice_byte(uint2 w, int j) {
   return static_cast<int>(((j < 4 ? w.x : w.y) >> (8 * (j & 3))) & 0xFFu);
 }
 
+/// The coarse (part 0) or fine (part 1) Philox block of counter word g (lattice_pair_counter) at sweep `sweep` and
+/// colour `colour` (sched/lattice/checkerboard_sweep.h numbers them), from the seed's round keys.
+template <class Rule>
+__device__ __forceinline__ uint4 lattice_block(const Rule& rule, const LatticeKeys& keys, uint32_t g, uint32_t sweep,
+                                               uint32_t colour, uint32_t part) {
+  const Philox4x32 q = philox4x32_round_keys(g, sweep, colour, part, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+  return make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
+}
+
+/// The full uniforms uf[j] of four sites of row half `half` (row mod 2) from their coarse uniforms and the fine
+/// block of their counter word g (lattice_fine_uniform): the rare path of the window draws.
+template <class Rule>
+__device__ __forceinline__ void lattice_fine_uniforms(const Rule& rule, const LatticeKeys& keys, uint32_t g,
+                                                      uint32_t sweep, uint32_t colour, int half, const float* coarse,
+                                                      float (&uf)[4]) {
+  const uint4 f = lattice_block(rule, keys, g, sweep, colour, 1u);
+  uf[0] = lattice_fine_uniform(coarse[0], f.x, half);
+  uf[1] = lattice_fine_uniform(coarse[1], f.y, half);
+  uf[2] = lattice_fine_uniform(coarse[2], f.z, half);
+  uf[3] = lattice_fine_uniform(coarse[3], f.w, half);
+}
+
 /// Updates the four sites of colour `colour` among the 8 columns c0 … c0+7 (c0 a multiple of 8, width a
 /// multiple of 8) of row r. `mid`, `up`, `down`: the 8 bytes of rows r, r−1, r+1 at those columns (zero
 /// beyond the lattice); `left`, `right`: the bytes at c0−1 and c0+8 (zero beyond the lattice). The four
@@ -61,8 +83,7 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
                                                       const LatticeKeys& keys, uint32_t sweep, int colour) {
   const int p = (r + colour) & 1, half = r & 1;
   const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(c0 >> 3), static_cast<uint32_t>(width));
-  const Philox4x32 rnd =
-      philox4x32_round_keys(g, sweep, static_cast<uint32_t>(colour), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+  const uint4 rnd = lattice_block(rule, keys, g, sweep, static_cast<uint32_t>(colour), 0u);
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
   // Shifted by p, the sites are bytes 0 and 2 of each word.
@@ -76,16 +97,14 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
   S[2] = static_cast<int>(s1 & 0xFFu);
   S[3] = static_cast<int>((s1 >> 16) & 0xFFu);
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    k[j] = k_rows;
-    u[j] = lattice_coarse_uniform(rnd.v[j], half);
-  }
+  for (int j = 0; j < 4; ++j) k[j] = k_rows;
+  u[0] = lattice_coarse_uniform(rnd.x, half);
+  u[1] = lattice_coarse_uniform(rnd.y, half);
+  u[2] = lattice_coarse_uniform(rnd.z, half);
+  u[3] = lattice_coarse_uniform(rnd.w, half);
   // The fine block, only where the rule's draw needs the full uniforms.
   const auto fine = [&](float (&uf)[4]) {
-    const Philox4x32 f =
-        philox4x32_round_keys(g, sweep, static_cast<uint32_t>(colour), 1u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) uf[j] = lattice_fine_uniform(u[j], f.v[j], half);
+    lattice_fine_uniforms(rule, keys, g, sweep, static_cast<uint32_t>(colour), half, u, uf);
   };
   // Only column 0 (site j = 0 of the first group at p = 0) and column width − 1 (site j = 3 of the last
   // group at p = 1) miss a left or right neighbour.
@@ -179,10 +198,9 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
   const float u[4] = {lattice_coarse_uniform(b.x, H), lattice_coarse_uniform(b.y, H), lattice_coarse_uniform(b.z, H),
                       lattice_coarse_uniform(b.w, H)};
   const auto fine = [&](float (&uf)[4]) {
-    const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width));
-    const Philox4x32 f = philox4x32_round_keys(g, sweep, colour, 1u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) uf[j] = lattice_fine_uniform(u[j], f.v[j], H);
+    lattice_fine_uniforms(rule, keys,
+                          lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
+                          sweep, colour, H, u, uf);
   };
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
   const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
@@ -206,11 +224,10 @@ __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float
                                                    int width, int height, int gi, const LatticeKeys& keys,
                                                    uint32_t sweep, uint2 up, uint2 mid, uint4 b = uint4{}) {
   const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width) : make_uint2(0, 0);
-  if constexpr (J % 2 == 0) {
-    const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width));
-    const Philox4x32 q = philox4x32_round_keys(g, sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-    b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
-  }
+  if constexpr (J % 2 == 0)
+    b = lattice_block(rule, keys,
+                      lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
+                      sweep, static_cast<uint32_t>(C), 0u);
   *reinterpret_cast<uint2*>(row) = lattice_strip_row<(J + C) & 1, J & 1>(rule, table, row, r, width, gi, up, mid, down,
                                                                          b, keys, sweep, static_cast<uint32_t>(C));
   if constexpr (J + 1 < R) {
@@ -284,11 +301,7 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
   }
 #pragma unroll
   for (int i = I0; i < N; ++i) {
-    if (r0 + 2 * i < height) {
-      const Philox4x32 b = philox4x32_round_keys(g0 + static_cast<uint32_t>(i * gpr), sweep, colour, 0u, keys.k0,
-                                                 kLatticeKeyHi, rule.rng_rounds);
-      ws[i * stride] = make_uint4(b.v[0], b.v[1], b.v[2], b.v[3]);
-    }
+    if (r0 + 2 * i < height) ws[i * stride] = lattice_block(rule, keys, g0 + static_cast<uint32_t>(i * gpr), sweep, colour, 0u);
   }
 }
 
@@ -313,23 +326,23 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
     if (r0 + J < height) {
       if (J % 2 == 0) {
         if (J / 2 < K) {  // computed here, while the loads above are in flight
-          const Philox4x32 q = philox4x32_round_keys(
-              lattice_pair_counter(static_cast<uint32_t>(r0 + J), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
-              sweep, static_cast<uint32_t>(C), 0u, keys.k0, kLatticeKeyHi, rule.rng_rounds);
-          b = make_uint4(q.v[0], q.v[1], q.v[2], q.v[3]);
+          b = lattice_block(rule, keys,
+                            lattice_pair_counter(static_cast<uint32_t>(r0 + J), static_cast<uint32_t>(gi),
+                                                 static_cast<uint32_t>(width)),
+                            sweep, static_cast<uint32_t>(C), 0u);
         } else {
           b = ws[(J / 2) * stride];
         }
       }
       // The row's parity, C + J mod 2, and its half of the pair's words, J mod 2, are constants of each unrolled
       // iteration.
-      constexpr uint32_t kC = C;
+      const uint32_t c = static_cast<uint32_t>(C);
       *reinterpret_cast<uint2*>(row + J * width) =
           (C + J) & 1
-              ? (J & 1 ? lattice_strip_row<1, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC)
-                       : lattice_strip_row<1, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC))
-              : (J & 1 ? lattice_strip_row<0, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC)
-                       : lattice_strip_row<0, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, kC));
+              ? (J & 1 ? lattice_strip_row<1, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c)
+                       : lattice_strip_row<1, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c))
+              : (J & 1 ? lattice_strip_row<0, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c)
+                       : lattice_strip_row<0, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c));
     }
   }
 }
