@@ -484,12 +484,18 @@ TEST_F(Gui, SmokeTestUnderXvfbSavesANonBlankWindowShot) {
   const std::string shot = dir / "shot.png";
   const Result r = viewer("--cpu --width 64 --height 48 --frames 20 --window-shot '" + shot + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  // On the CPU the render budget grows past the 12 ms setting while the rest of the frame (Mesa drawing
-  // the panels, the host-copy display) is slow, so that rendering keeps most of each frame.
+  // On the CPU the render budget follows the rest of the frame (Mesa drawing the panels, the host-copy
+  // display) so that rendering keeps 70 % of each frame: max(12 ms setting, min(rest · 0.7 / 0.3, 60 ms)).
+  // The log prints both to 0.1 ms, the rest of the frame as the last budget was computed from it. Whether
+  // the budget ends above 12 ms depends on this machine's speed, so the rule is what is checked.
   const std::string log = r.out + r.err;
   const size_t budget = log.find("render budget ");
+  const size_t rest = log.find("rest of the frame ");
   ASSERT_NE(budget, std::string::npos) << log;
-  EXPECT_GT(std::stod(log.substr(budget + 14)), 12.0) << log;
+  ASSERT_NE(rest, std::string::npos) << log;
+  const double budget_ms = std::stod(log.substr(budget + 14)), rest_ms = std::stod(log.substr(rest + 18));
+  EXPECT_GT(rest_ms, 0.0) << log;
+  EXPECT_NEAR(budget_ms, std::max(12.0, std::min(rest_ms * 0.7 / 0.3, 60.0)), 0.2) << log;
   int w = 0, h = 0;
   const std::vector<uint32_t> img = read_png(shot, w, h);
   EXPECT_GT(w, 64);
