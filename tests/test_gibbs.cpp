@@ -399,8 +399,8 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
     uint32_t abits;
     std::memcpy(&abits, &ra, sizeof abits);
     const int lo = static_cast<int>(abits & 63u);
-    const float w = fma_rn(lambda, g1, g0), d = fma_rn(u, w, -g0), v = add_rn(u, rb);
-    const bool up = fma_rn(ra, w, -d) < 0.f, ok = (up || (fma_rn(v, w, -g0) < 0.f && u > ra)) && v < 1.f;
+    const float w = fma_rn(lambda, g1, g0), t = add_rn(ra, -u), v = add_rn(u, rb);
+    const bool up = fma_rn(t, w, g0) < 0.f, ok = (up || (fma_rn(v, w, -g0) < 0.f && u > ra)) && v < 1.f;
     return ok ? lo + (up ? 1 : 0) : -1;
   };
   long checked = 0, decided = 0;
@@ -414,7 +414,7 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
         const Philox4x32 r = philox4x32_10(static_cast<uint32_t>(row), 7, 0, 0, 5, 0);
         const float w = fma_rn(lambda, v[1], v[0]);
         std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[0]), uniform_from_bits(r.v[1])};
-        if (w > 0.f)  // u where t − g'(x₀) meets ±AW, ±BW, and where t meets AW and W − BW
+        if (w > 0.f)  // u where uW − g'(x₀) meets ±AW, ±BW, and where uW meets AW and W − BW
           for (float target : {(v[0] + v[2] * w) / w, (v[0] - v[3] * w) / w, v[2], 1.f - v[3]}) {
             float b = target;
             for (int s = 0; s < 3; ++s) b = std::nextafter(b, 0.f);

@@ -121,19 +121,20 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 }
 
 /// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
-/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > AW], whose six low bits are
-/// the answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning. Seven operations of
-/// the FMA pipe: W = fma(λ, g'(x₀+1), g'(x₀)), d = fma(u, W, −g'(x₀)) = uW − g'(x₀), [d > AW] as the sign of
-/// fma(A, W, −d), v = u + B, [v < 1] as the sign of v − 1, [vW < g'(x₀)] (d < −BW) as the sign of
-/// fma(v, W, −g'(x₀)), and [u > A] (uW > AW) as the sign of A − u.
+/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > AW] (d = uW − g'(x₀)), whose
+/// six low bits are the answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning. Six
+/// operations of the FMA pipe: W = fma(λ, g'(x₀+1), g'(x₀)), t = A − u, [u > A] (uW > AW) as the sign of t,
+/// [d > AW] as the sign of fma(t, W, g'(x₀)) = (A − u)W + g'(x₀), v = u + B, [v < 1] as the sign of v − 1, and
+/// [vW < g'(x₀)] (d < −BW) as the sign of fma(v, W, −g'(x₀)). Each operation rounds once, so each compare is
+/// off by a few 2⁻²⁴ W at most (t, W and v rounded), which kPoissonIsingWindowSlack covers.
 MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
                                                            float u, uint32_t& c, uint32_t& tw) {
   const float w = fma_rn(lambda, g1, g0);
-  const float d = fma_rn(u, w, -g0);
+  const float t = add_rn(ra, -u);
   const float v = add_rn(u, rb);
-  const uint32_t up = poisson_ising_float_bits(fma_rn(ra, w, -d));  // d > AW
+  const uint32_t ta = poisson_ising_float_bits(t);                  // u > A: uW > AW
+  const uint32_t up = poisson_ising_float_bits(fma_rn(t, w, g0));   // (A − u)W + g'(x₀) < 0: d > AW
   const uint32_t dn = poisson_ising_float_bits(fma_rn(v, w, -g0));  // (u + B)W < g'(x₀): d < −BW
-  const uint32_t ta = poisson_ising_float_bits(add_rn(ra, -u));      // u > A: uW > AW
   tw = poisson_ising_float_bits(add_rn(v, -1.f));                    // u + B < 1: uW + BW < W
   c = up | (dn & ta);
   return poisson_ising_float_bits(ra) + (up >> 31);
@@ -143,8 +144,8 @@ MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, f
 /// bit 31 of `ok` where the window decides (the other bits of `ok` carry no meaning). Each comparison x < y is
 /// the sign bit of the difference RN(x − y) (or of a fused RN(xy − z)): for finite operands that sign is the
 /// exact difference's, and a zero difference gives +0 unless both terms are zeros of opposite signs with the
-/// negative one on the left, which cannot happen here (every product and u, A, B, W, d ≥ +0 where they are
-/// compared: d = +0 when uW = g'(x₀)). So the comparisons run as additions and fused multiply-adds (the FMA
+/// negative one on the left, which cannot happen here (u, A, B, W and g'(x₀) are ≥ +0, t = A − u is +0 where
+/// u = A, and a product tW = −0 meets g'(x₀) ≥ +0). So the comparisons run as additions and fused multiply-adds (the FMA
 /// pipe on the GPU) and combine with bitwise logic, without predicates or selections, the same on the CPU and
 /// the GPU.
 MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
@@ -165,7 +166,7 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float 
 /// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
 /// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
-/// rounded once). Cost: one 16-byte load, 4 fused multiply-adds and 3 additions (the compares among them:
+/// rounded once). Cost: one 16-byte load, 3 fused multiply-adds and 3 additions (the compares among them:
 /// poisson_ising_window_decide_parts), no branch; the full draw takes x_max + 1 fused
 /// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
 /// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
