@@ -133,9 +133,10 @@ __device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_
 }
 
 /// One half-sweep in place on the uint8 lattice x (width a multiple of 8). Thread (tx, ty) of block
-/// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty.
+/// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty. Any block of at most 1024 threads (the launch bound
+/// keeps the kernel at 64 registers, so a 1024-thread block fits an SM).
 template <class Rule>
-__global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep,
+__global__ void __launch_bounds__(1024) sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep,
                                     int colour) {
   const int r = blockIdx.y * blockDim.y + threadIdx.y;
   const int c0 = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
@@ -146,9 +147,9 @@ __global__ void sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height
 /// `sweeps` sweeps (numbered sweep0 …) in one cooperative launch (cudaLaunchCooperativeKernel, at most as
 /// many blocks as are resident at once, any block shape): the 8-column groups, row-major, go to the
 /// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
-/// every half-sweep.
+/// every half-sweep. Blocks of at most 1024 threads (the launch bound keeps the kernel at 64 registers).
 template <class Rule>
-__global__ void sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
+__global__ void __launch_bounds__(1024) sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
                                         int sweeps) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8;
@@ -628,14 +629,14 @@ struct DeepTileShape {
 };
 
 /// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid
-/// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count, dynamic shared memory shape.smem_bytes() rounded up to
-/// 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
+/// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count up to 1024 (the launch bound: 64 registers), dynamic shared
+/// memory shape.smem_bytes() rounded up to 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
 /// when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other
 /// colour's bytes with their unchanged values, while the neighbouring groups read those bytes. The values read
 /// cannot change, so the bits are the CPU's (the tests check them), but compute-sanitizer's racecheck reports
 /// these accesses as hazards; sweep_strips_resident_kernel avoids them with two copies of its band.
 template <class Rule>
-__global__ void deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
+__global__ void __launch_bounds__(1024) deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
                                  int height, LatticeKeys keys, uint32_t sweep0, DeepTileShape shape, int table_floats) {
   extern __shared__ __align__(16) uint8_t tile[];
   if (table_floats > 0) {
@@ -726,12 +727,12 @@ __global__ void blog_from_u8_kernel(const uint8_t* x, int* img, size_t n) {
   if (i < n) img[i] = x[i];
 }
 
-/// The document's sample kernel: block bw × bh threads, one thread per pixel pair, a (2bw + 2) × (bh + 2)
-/// int tile (rows padded by `pad` ints) copied from `padded`, the colour-`colour` site of each pair drawn
-/// with Rule::draw_direct from u, written into img. The padded neighbour beyond the border holds the
+/// The document's sample kernel: block bw × bh threads (at most 1024: the launch bound), one thread per pixel
+/// pair, a (2bw + 2) × (bh + 2) int tile (rows padded by `pad` ints) copied from `padded`, the colour-`colour`
+/// site of each pair drawn with Rule::draw_direct from u, written into img. The padded neighbour beyond the border holds the
 /// site's own value (symmetric padding); it is left out of the loss, which is what its zero loss means.
 template <class Rule>
-__global__ void blog_sample_kernel(Rule rule, const int* __restrict__ padded, const float* __restrict__ u,
+__global__ void __launch_bounds__(1024) blog_sample_kernel(Rule rule, const int* __restrict__ padded, const float* __restrict__ u,
                                    int* __restrict__ img, int width, int height, int colour, int pad) {
   extern __shared__ int sh[];
   const int bw = blockDim.x, bh = blockDim.y, tw = 2 * bw + 2 + pad, th = bh + 2;
