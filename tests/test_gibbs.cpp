@@ -297,7 +297,7 @@ TEST(Gibbs, SitesDrawTheirUniformsFromTheDocumentedPhiloxWords) {
 }
 
 TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
-  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_low6) against lattice_neighbours and
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_byte0) against lattice_neighbours and
   // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
   for (uint32_t i = 0; i < 2000; ++i) {
     const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
@@ -328,15 +328,15 @@ TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
         const int want = c % 2 == p ? v[c / 2] : x[11 + c];
         EXPECT_EQ(got, want) << i << " p " << p << " column " << c;
       }
-      // lattice_merge4_low6: the values in the six low bits, anything above them.
+      // lattice_merge4_byte0: the values in the low byte, anything above it.
       int g[4];
-      for (int j = 0; j < 4; ++j) g[j] = static_cast<int>((static_cast<uint32_t>(v[j]) & 63u) | (a.v[j] << 6));
+      for (int j = 0; j < 4; ++j) g[j] = static_cast<int>(static_cast<uint32_t>(v[j]) | (a.v[j] << 8));
       uint32_t q0 = m0, q1 = m1;
-      lattice_merge4_low6(q0, q1, p, g);
+      lattice_merge4_byte0(q0, q1, p, g);
       for (int c = 0; c < 8; ++c) {
         const int got = static_cast<int>(((c < 4 ? q0 : q1) >> (8 * (c % 4))) & 0xFFu);
-        const int want = c % 2 == p ? v[c / 2] & 63 : x[11 + c];
-        EXPECT_EQ(got, want) << i << " p " << p << " column " << c << " (low6)";
+        const int want = c % 2 == p ? v[c / 2] : x[11 + c];
+        EXPECT_EQ(got, want) << i << " p " << p << " column " << c << " (byte 0)";
       }
     }
   }
@@ -427,6 +427,10 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
           const int got = poisson_ising_window_decide_signs(v[0], v[1], v[2], v[3], lambda, u, ok);
           ASSERT_EQ(ok >> 31 ? got : -1, want) << "row " << row << " λ " << lambda << " u " << u;
           ASSERT_EQ(poisson_ising_window_decide(v[0], v[1], v[2], v[3], lambda, u), want);
+          // The strip kernels merge the parts' word by its low byte (lattice_merge4_byte0): it is the answer.
+          uint32_t c, tw;
+          const uint32_t word = poisson_ising_window_decide_parts(v[0], v[1], v[2], v[3], lambda, u, c, tw);
+          if (want >= 0) ASSERT_EQ(static_cast<int>(word & 0xFFu), want) << "row " << row << " u " << u;
           ++checked;
           decided += want >= 0;
         }

@@ -69,7 +69,7 @@ void build_windows(PoissonIsingTables& t) {
         const float a = float_up(best_a);
         uint32_t bits;
         std::memcpy(&bits, &a, sizeof bits);
-        bits = ((bits + 63u) & ~63u) | static_cast<uint32_t>(best);  // a larger bound, x₀ in its low bits
+        bits = ((bits + 255u) & ~255u) | static_cast<uint32_t>(best);  // a larger bound whose low byte is x₀
         std::memcpy(&w[2], &bits, sizeof bits);
         w[3] = float_up(best_b);
       }

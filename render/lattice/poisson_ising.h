@@ -122,7 +122,8 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 
 /// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
 /// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > AW] (d = uW − g'(x₀)), whose
-/// six low bits are the answer (x₀ + 1 ≤ 36: no carry out of them) and whose other bits carry no meaning. Six
+/// low byte is the answer (A's low byte is x₀ ≤ 35, so x₀ + 1 carries out of nothing) and whose other bytes carry
+/// no meaning. Six
 /// operations of the FMA pipe: W = fma(λ, g'(x₀+1), g'(x₀)), t = A − u, [u > A] (uW > AW) as the sign of t,
 /// [d > AW] as the sign of fma(t, W, g'(x₀)) = (A − u)W + g'(x₀), v = u + B, [v < 1] as the sign of v − 1, and
 /// [vW < g'(x₀)] (d < −BW) as the sign of fma(v, W, −g'(x₀)). Each operation rounds once, so each compare is
@@ -157,8 +158,8 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float 
 }
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// (g0, g1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀
-/// in A's six low mantissa bits), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
+/// (g0, g1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ is
+/// A's low mantissa byte), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
 /// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
 /// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
 /// B ≥ H / W over every λ with this x_max, plus the slack (B also plus kPoissonIsingCoarseStep). With Z = L + W + H, the full draw's cumulative
@@ -220,7 +221,7 @@ struct PoissonIsingTables {
   /// ((xm · 5 + k) · (4X+1) + S) · 4: {g'(x₀), g'(x₀+1), A, B}, x₀ ∈ [0, xm − 1] the window of the
   /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), B including
   /// kPoissonIsingCoarseStep (the window decides from a site's coarse uniform), A and B rounded up
-  /// (A up to a multiple of 64 units in the last place, plus x₀: x₀ = A's six low mantissa bits);
+  /// (A up to a multiple of 256 units in the last place, plus x₀: A's low mantissa byte is x₀);
   /// all zero (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
   std::vector<float> windows;
   /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
@@ -448,7 +449,7 @@ struct PoissonIsingRule : PoissonIsingArrays {
   /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at their
   /// coarse uniforms `coarse` (kPoissonIsingCoarseStep): the window draws decide (poisson_ising_window_decide) or,
   /// rarely, the full draws from the global weights at the full uniforms that fine(uf) fills in. The same bits as
-  /// draw() in the six low bits of out[j] (the other bits carry no meaning: lattice_merge4_low6 in
+  /// draw() in the low byte of out[j] (the other bytes carry no meaning: lattice_merge4_byte0 in
   /// sched/lattice/checkerboard_sweep.h merges them).
   template <int P, class Fine>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,

@@ -211,7 +211,7 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
   int v[4];
   rule.template draw4_strip<P>(table, r, gi, s0, s1, u, fine, v);
   uint32_t o0 = mid.x, o1 = mid.y;
-  lattice_merge4_low6(o0, o1, P, v);
+  lattice_merge4_byte0(o0, o1, P, v);
   return make_uint2(o0, o1);
 }
 

@@ -17,7 +17,7 @@
 // byte-wise neighbour sums (lattice_sums8) and a table the kernel stages in shared memory from `windows`:
 //   template <int P, class Fine> __device__ void draw4_strip(const float4* table, int row, int gi, uint32_t s0,
 //                                 uint32_t s1, const float* coarse, const Fine& fine, int* out) const;
-// (sites 8gi + P + 2j; its values in the six low bits of out[j]: lattice_merge4_low6).
+// (sites 8gi + P + 2j; its values in the low byte of out[j]: lattice_merge4_byte0).
 // States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
 //
@@ -141,22 +141,19 @@ MV_HD MV_INLINE void lattice_merge4(uint32_t& m0, uint32_t& m1, int p, const int
   m1 = (m1 & keep) | ((static_cast<uint32_t>(v[2]) | static_cast<uint32_t>(v[3]) << 16) << sh);
 }
 
-/// lattice_merge4 for values in the six low bits of v[0 … 3] (the other bits ignored) and a row whose bytes are
-/// all below 64 (every state: x_max ≤ 36): one byte permutation and one three-input logic operation per word.
-MV_HD MV_INLINE void lattice_merge4_low6(uint32_t& m0, uint32_t& m1, int p, const int* v) {
-  const uint32_t k = 0x003F003Fu << (8u * static_cast<uint32_t>(p));
+/// lattice_merge4 for values in the low byte of v[0 … 3] (the other bytes ignored): two byte permutations per
+/// word on the GPU.
+MV_HD MV_INLINE void lattice_merge4_byte0(uint32_t& m0, uint32_t& m1, int p, const int* v) {
 #if defined(__CUDA_ARCH__)
-  // byte p of the result = byte 0 of v[0] (v[2]), byte p + 2 = byte 0 of v[1] (v[3]); the others are masked
-  const uint32_t sel = p ? 0x4000u : 0x0400u;
-  const uint32_t x0 = __byte_perm(static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]), sel);
-  const uint32_t x1 = __byte_perm(static_cast<uint32_t>(v[2]), static_cast<uint32_t>(v[3]), sel);
+  // Byte p of the word from byte 0 of v[0] (v[2]), then byte p + 2 from byte 0 of v[1] (v[3]).
+  const uint32_t sa = p ? 0x3240u : 0x3214u, sb = p ? 0x4210u : 0x3410u;
+  m0 = __byte_perm(__byte_perm(m0, static_cast<uint32_t>(v[0]), sa), static_cast<uint32_t>(v[1]), sb);
+  m1 = __byte_perm(__byte_perm(m1, static_cast<uint32_t>(v[2]), sa), static_cast<uint32_t>(v[3]), sb);
 #else
-  const uint32_t sh = 8u * static_cast<uint32_t>(p);
-  const uint32_t x0 = ((static_cast<uint32_t>(v[0]) & 0xFFu) | (static_cast<uint32_t>(v[1]) & 0xFFu) << 16) << sh;
-  const uint32_t x1 = ((static_cast<uint32_t>(v[2]) & 0xFFu) | (static_cast<uint32_t>(v[3]) & 0xFFu) << 16) << sh;
+  const uint32_t sh = 8u * static_cast<uint32_t>(p), k = 0x00FF00FFu << sh;
+  m0 = (m0 & ~k) | (((static_cast<uint32_t>(v[0]) & 0xFFu) | (static_cast<uint32_t>(v[1]) & 0xFFu) << 16) << sh);
+  m1 = (m1 & ~k) | (((static_cast<uint32_t>(v[2]) & 0xFFu) | (static_cast<uint32_t>(v[3]) & 0xFFu) << 16) << sh);
 #endif
-  m0 = (m0 & ~k) | (x0 & k);
-  m1 = (m1 & ~k) | (x1 & k);
 }
 
 /// The initial state on the CPU (TBB over rows).
