@@ -150,9 +150,8 @@ MV_HD MV_INLINE void lattice_merge4_byte0(uint32_t& m0, uint32_t& m1, int p, con
   m0 = __byte_perm(__byte_perm(m0, static_cast<uint32_t>(v[0]), sa), static_cast<uint32_t>(v[1]), sb);
   m1 = __byte_perm(__byte_perm(m1, static_cast<uint32_t>(v[2]), sa), static_cast<uint32_t>(v[3]), sb);
 #else
-  const uint32_t sh = 8u * static_cast<uint32_t>(p), k = 0x00FF00FFu << sh;
-  m0 = (m0 & ~k) | (((static_cast<uint32_t>(v[0]) & 0xFFu) | (static_cast<uint32_t>(v[1]) & 0xFFu) << 16) << sh);
-  m1 = (m1 & ~k) | (((static_cast<uint32_t>(v[2]) & 0xFFu) | (static_cast<uint32_t>(v[3]) & 0xFFu) << 16) << sh);
+  const int low[4] = {v[0] & 0xFF, v[1] & 0xFF, v[2] & 0xFF, v[3] & 0xFF};
+  lattice_merge4(m0, m1, p, low);
 #endif
 }
 
