@@ -89,24 +89,29 @@ MV_HD MV_INLINE float lattice_fine_uniform(float coarse, uint32_t fine_word, int
   return fma_rn(static_cast<float>((fine_word >> (8 * half)) & 0xFFu), 1.f / 16777216.f, coarse);
 }
 
-/// The (full) uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`:
-/// the coarse and the fine block of its row pair and group (both computed here; the kernels compute the fine
-/// one only where a draw needs it).
-MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
-                                      int rounds) {
-  const uint32_t g = lattice_pair_counter(row, col >> 3, width), colour = (row + col) & 1u, j = (col & 7u) >> 1;
-  const Philox4x32 coarse = philox4x32(g, sweep, colour, 0u, seed, kLatticeKeyHi, rounds);
-  const Philox4x32 fine = philox4x32(g, sweep, colour, 1u, seed, kLatticeKeyHi, rounds);
-  return lattice_fine_uniform(lattice_coarse_uniform(coarse.v[j], static_cast<int>(row & 1u)), fine.v[j],
-                              static_cast<int>(row & 1u));
+/// Word j = (col mod 8) / 2 of the coarse (part 0) or fine (part 1) Philox4x32-`rounds` block of site (row, col) at
+/// sweep `sweep`: counter (lattice_pair_counter(row, col / 8), sweep, (row + col) mod 2, part), the numbering above.
+MV_HD MV_INLINE uint32_t lattice_site_word(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
+                                           int rounds, uint32_t part) {
+  const uint32_t g = lattice_pair_counter(row, col >> 3, width);
+  const Philox4x32 b = philox4x32(g, sweep, (row + col) & 1u, part, seed, kLatticeKeyHi, rounds);
+  return b.v[(col & 7u) >> 1];
 }
 
 /// The coarse uniform of site (row, col) at sweep `sweep` (lattice_uniform's first 16 bits).
 MV_HD MV_INLINE float lattice_coarse_uniform_at(uint32_t seed, uint32_t width, uint32_t row, uint32_t col,
                                                 uint32_t sweep, int rounds) {
-  const uint32_t g = lattice_pair_counter(row, col >> 3, width), colour = (row + col) & 1u, j = (col & 7u) >> 1;
-  const Philox4x32 coarse = philox4x32(g, sweep, colour, 0u, seed, kLatticeKeyHi, rounds);
-  return lattice_coarse_uniform(coarse.v[j], static_cast<int>(row & 1u));
+  const uint32_t word = lattice_site_word(seed, width, row, col, sweep, rounds, 0u);
+  return lattice_coarse_uniform(word, static_cast<int>(row & 1u));
+}
+
+/// The (full) uniform of site (row, col) at sweep `sweep` (its colour is (row + col) mod 2) from Philox4x32-`rounds`:
+/// the coarse and the fine block of its row pair and group (both computed here; the kernels compute the fine
+/// one only where a draw needs it).
+MV_HD MV_INLINE float lattice_uniform(uint32_t seed, uint32_t width, uint32_t row, uint32_t col, uint32_t sweep,
+                                      int rounds) {
+  return lattice_fine_uniform(lattice_coarse_uniform_at(seed, width, row, col, sweep, rounds),
+                              lattice_site_word(seed, width, row, col, sweep, rounds, 1u), static_cast<int>(row & 1u));
 }
 
 /// k and S of site (row, col) of a row-major uint8 lattice: its real neighbours' count and sum.
