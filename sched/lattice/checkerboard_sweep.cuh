@@ -49,6 +49,11 @@ __device__ __forceinline__ int lattice_byte(uint2 w, int j) {
   return static_cast<int>(((j < 4 ? w.x : w.y) >> (8 * (j & 3))) & 0xFFu);
 }
 
+/// lattice_pair_counter for a kernel's int row r, column group gi and width.
+__device__ __forceinline__ uint32_t lattice_pair_counter(int r, int gi, int width) {
+  return lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width));
+}
+
 /// The coarse (part 0) or fine (part 1) Philox block of counter word g (lattice_pair_counter) at sweep `sweep` and
 /// colour `colour` (sched/lattice/checkerboard_sweep.h numbers them), from the seed's round keys.
 template <class Rule>
@@ -82,7 +87,7 @@ __device__ __forceinline__ uint2 lattice_update_group(const Rule& rule, uint2 mi
                                                       uint32_t right, int r, int c0, int width, int height,
                                                       const LatticeKeys& keys, uint32_t sweep, int colour) {
   const int p = (r + colour) & 1, half = r & 1;
-  const uint32_t g = lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(c0 >> 3), static_cast<uint32_t>(width));
+  const uint32_t g = lattice_pair_counter(r, c0 >> 3, width);
   const uint4 rnd = lattice_block(rule, keys, g, sweep, static_cast<uint32_t>(colour), 0u);
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
@@ -136,8 +141,8 @@ __device__ __forceinline__ void lattice_update_in_place(const Rule& rule, uint8_
 /// (bx, by) owns columns 8 (bx·bw + tx) … +7 of row by·bh + ty. Any block of at most 1024 threads (the launch bound
 /// keeps the kernel at 64 registers, so a 1024-thread block fits an SM).
 template <class Rule>
-__global__ void __launch_bounds__(1024) sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep,
-                                    int colour) {
+__global__ void __launch_bounds__(1024) sweep_groups_kernel(Rule rule, uint8_t* x, int width, int height,
+                                                            LatticeKeys keys, uint32_t sweep, int colour) {
   const int r = blockIdx.y * blockDim.y + threadIdx.y;
   const int c0 = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
   if (r >= height || c0 >= width) return;
@@ -149,8 +154,8 @@ __global__ void __launch_bounds__(1024) sweep_groups_kernel(Rule rule, uint8_t* 
 /// threads in a grid-stride loop (row and group stepped without a division); the grid synchronises after
 /// every half-sweep. Blocks of at most 1024 threads (the launch bound keeps the kernel at 64 registers).
 template <class Rule>
-__global__ void __launch_bounds__(1024) sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
-                                        int sweeps) {
+__global__ void __launch_bounds__(1024) sweep_persistent_kernel(Rule rule, uint8_t* x, int width, int height,
+                                                                LatticeKeys keys, uint32_t sweep0, int sweeps) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int gpr = width / 8;
   const int tid = static_cast<int>(blockIdx.x * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x);
@@ -199,9 +204,7 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
   const float u[4] = {lattice_coarse_uniform(b.x, H), lattice_coarse_uniform(b.y, H), lattice_coarse_uniform(b.z, H),
                       lattice_coarse_uniform(b.w, H)};
   const auto fine = [&](float (&uf)[4]) {
-    lattice_fine_uniforms(rule, keys,
-                          lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
-                          sweep, colour, H, u, uf);
+    lattice_fine_uniforms(rule, keys, lattice_pair_counter(r, gi, width), sweep, colour, H, u, uf);
   };
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
   const uint32_t left = P == 0 && c0 > 0 ? row[-1] : 0u;
@@ -226,9 +229,7 @@ __device__ __forceinline__ void lattice_strip_rows(const Rule& rule, const float
                                                    uint32_t sweep, uint2 up, uint2 mid, uint4 b = uint4{}) {
   const uint2 down = r + 1 < height ? *reinterpret_cast<const uint2*>(row + width) : make_uint2(0, 0);
   if constexpr (J % 2 == 0)
-    b = lattice_block(rule, keys,
-                      lattice_pair_counter(static_cast<uint32_t>(r), static_cast<uint32_t>(gi), static_cast<uint32_t>(width)),
-                      sweep, static_cast<uint32_t>(C), 0u);
+    b = lattice_block(rule, keys, lattice_pair_counter(r, gi, width), sweep, static_cast<uint32_t>(C), 0u);
   *reinterpret_cast<uint2*>(row) = lattice_strip_row<(J + C) & 1, J & 1>(rule, table, row, r, width, gi, up, mid, down,
                                                                          b, keys, sweep, static_cast<uint32_t>(C));
   if constexpr (J + 1 < R) {
@@ -327,10 +328,7 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
     if (r0 + J < height) {
       if (J % 2 == 0) {
         if (J / 2 < K) {  // computed here, while the loads above are in flight
-          b = lattice_block(rule, keys,
-                            lattice_pair_counter(static_cast<uint32_t>(r0 + J), static_cast<uint32_t>(gi),
-                                                 static_cast<uint32_t>(width)),
-                            sweep, static_cast<uint32_t>(C), 0u);
+          b = lattice_block(rule, keys, lattice_pair_counter(r0 + J, gi, width), sweep, static_cast<uint32_t>(C), 0u);
         } else {
           b = ws[(J / 2) * stride];
         }
@@ -358,8 +356,9 @@ inline size_t lattice_strips_ahead_smem(int table_bytes, int threads, int rows =
 /// blocks of its first strip's next half-sweep, except those of its first K row pairs, between its block's arrival
 /// at the grid barrier and the wait for the other blocks (cooperative_groups' split barrier_arrive / barrier_wait),
 /// so they fill the barrier's latency; they wait in shared memory (lattice_strips_ahead_smem). The first K pairs'
-/// blocks are computed after the barrier, while the strip's loads are in flight (K = 1, docs/perf.md). Every strip's rows are loaded before its first store (lattice_strip_preloaded), and a
-/// thread's strips are stepped without a division. The counters do not depend on the state, so the bits are
+/// blocks are computed after the barrier, while the strip's loads are in flight (K = 1, docs/perf.md). Every strip's
+/// rows are loaded before its first store (lattice_strip_preloaded), and a thread's strips are stepped without a
+/// division. The counters do not depend on the state, so the bits are
 /// sweep_strips_kernel's. Same launch contract (blocks of at most 4096 / R threads: 64 registers at R = 4), with
 /// lattice_strips_ahead_smem(table_bytes, threads, R) bytes of dynamic shared memory (over 48 KiB: the launch
 /// raises cudaFuncAttributeMaxDynamicSharedMemorySize).
@@ -630,14 +629,16 @@ struct DeepTileShape {
 
 /// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid
 /// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count up to 1024 (the launch bound: 64 registers), dynamic shared
-/// memory shape.smem_bytes() rounded up to 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
-/// when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other
+/// memory shape.smem_bytes() rounded up to 16 plus 4 · table_floats: the rule's weight table (rule.weights,
+/// table_floats floats) is staged there when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other
 /// colour's bytes with their unchanged values, while the neighbouring groups read those bytes. The values read
 /// cannot change, so the bits are the CPU's (the tests check them), but compute-sanitizer's racecheck reports
 /// these accesses as hazards; sweep_strips_resident_kernel avoids them with two copies of its band.
 template <class Rule>
-__global__ void __launch_bounds__(1024) deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int width,
-                                 int height, LatticeKeys keys, uint32_t sweep0, DeepTileShape shape, int table_floats) {
+__global__ void __launch_bounds__(1024) deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in,
+                                                         uint8_t* __restrict__ out, int width, int height,
+                                                         LatticeKeys keys, uint32_t sweep0, DeepTileShape shape,
+                                                         int table_floats) {
   extern __shared__ __align__(16) uint8_t tile[];
   if (table_floats > 0) {
     float4* table = reinterpret_cast<float4*>(tile + (shape.smem_bytes() + 15) / 16 * 16);
@@ -729,11 +730,12 @@ __global__ void blog_from_u8_kernel(const uint8_t* x, int* img, size_t n) {
 
 /// The document's sample kernel: block bw × bh threads (at most 1024: the launch bound), one thread per pixel
 /// pair, a (2bw + 2) × (bh + 2) int tile (rows padded by `pad` ints) copied from `padded`, the colour-`colour`
-/// site of each pair drawn with Rule::draw_direct from u, written into img. The padded neighbour beyond the border holds the
-/// site's own value (symmetric padding); it is left out of the loss, which is what its zero loss means.
+/// site of each pair drawn with Rule::draw_direct from u, written into img. The padded neighbour beyond the border
+/// holds the site's own value (symmetric padding); it is left out of the loss, which is what its zero loss means.
 template <class Rule>
-__global__ void __launch_bounds__(1024) blog_sample_kernel(Rule rule, const int* __restrict__ padded, const float* __restrict__ u,
-                                   int* __restrict__ img, int width, int height, int colour, int pad) {
+__global__ void __launch_bounds__(1024) blog_sample_kernel(Rule rule, const int* __restrict__ padded,
+                                                           const float* __restrict__ u, int* __restrict__ img,
+                                                           int width, int height, int colour, int pad) {
   extern __shared__ int sh[];
   const int bw = blockDim.x, bh = blockDim.y, tw = 2 * bw + 2 + pad, th = bh + 2;
   const int px0 = 2 * blockIdx.x * bw, py0 = blockIdx.y * bh;  // padded coords of the tile's corner
