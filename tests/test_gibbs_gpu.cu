@@ -176,8 +176,9 @@ TEST(GibbsGpu, WindowKernelGivesThePersistentBitsAtTheBenchmarkConfiguration) {
     s.run_sweeps(30);
     EXPECT_EQ(s.state(), want) << "gibbs-ahead block " << bw << "x" << bh;
   }
-  // gibbs-resident (a band of 16 rows per block at 32 × 32: 128 bands, the edge rows exchanged 60 times) at the
-  // same shapes; at 3 × 5 a thread has many strips of its band. 30 sweeps in launches of 1, 2, 3 and 24 sweeps:
+  // gibbs-resident (a band of 16 rows per block: 128 bands, the edge rows exchanged 60 times) at the same shapes:
+  // strips of 4 rows at 32 × 32 and 32 × 24, of 8 rows at 64 × 8 and 3 × 5 (blocks of at most 512 threads); at 3 × 5 a
+  // thread has many strips of its band. 30 sweeps in launches of 1, 2, 3 and 24 sweeps:
   // each launch loads and stores the bands, and the first half-sweep of a launch reads its halo from the lattice.
   for (auto [bw, bh] : {std::pair{32, 32}, std::pair{64, 8}, std::pair{32, 24}, std::pair{3, 5}}) {
     GibbsRun s({}, true);

@@ -466,17 +466,17 @@ struct ResidentPlan {
   size_t smem = 0;
 };
 
-/// The plan for a W × H lattice in blocks of `threads` with a window table of table_bytes: as many bands as SMs
-/// (fewer where the lattice has fewer strip rows), each a whole number of strip rows.
-ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int table_bytes) {
+/// The plan for a W × H lattice in blocks of `threads` with a window table of table_bytes and strips of R rows: as
+/// many bands as SMs (fewer where the lattice has fewer strip rows), each a whole number of strip rows.
+ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int table_bytes, int R) {
   int sms = 0, dev = 0, optin = 0, per_sm = 0;
   MV_CUDA_CHECK(cudaGetDevice(&dev));
   MV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   MV_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const int srows = (H + kLatticeStripRows - 1) / kLatticeStripRows;
+  const int srows = (H + R - 1) / R;
   ResidentPlan p;
   const int per_band = (srows + sms - 1) / sms;
-  const size_t smem = lattice_strips_resident_smem(table_bytes, threads, per_band, W, kLatticeStripRows);
+  const size_t smem = lattice_strips_resident_smem(table_bytes, threads, per_band, W, R);
   if (smem > static_cast<size_t>(optin)) return p;
   MV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
@@ -488,13 +488,18 @@ ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int ta
   return p;
 }
 
-/// `n` sweeps from `first` under sweep_strips_resident_kernel<Rule> in blocks of bw × bh (resident_plan's bands), the
-/// exchange buffer cleared before each launch. Returns false, running nothing, where the kernel does not apply.
+/// `n` sweeps from `first` under sweep_strips_resident_kernel<Rule, R> in blocks of bw × bh (resident_plan's bands),
+/// the exchange buffer cleared before each launch: strips of 8 rows in blocks of at most 512 threads (128 registers
+/// a thread), else of 4 rows (64 registers; docs/perf.md compares them). Returns false, running nothing, where the
+/// kernel does not apply.
 template <class Rule>
 bool launch_strips_resident(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n,
                             int bw, int bh, int table_bytes, DeviceBuffer<unsigned long long>& exchange) {
-  const void* kernel = reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule>);
-  const ResidentPlan plan = resident_plan(kernel, W, H, bw * bh, table_bytes);
+  const bool tall = bw * bh <= 4096 / 8;
+  const int R = tall ? 8 : 4;
+  const void* kernel = tall ? reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, 8>)
+                            : reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, 4>);
+  const ResidentPlan plan = resident_plan(kernel, W, H, bw * bh, table_bytes, R);
   if (plan.band_strip_rows == 0) return false;
   exchange.resize(lattice_strips_resident_exchange_words(plan.bands, W));
   unsigned long long* ex = exchange.data();

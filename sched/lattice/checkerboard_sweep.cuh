@@ -307,6 +307,13 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
   }
 }
 
+/// Calls f(std::integral_constant<int, First + J>()) for each J of the sequence, in order: a strip's rows as
+/// compile-time constants.
+template <int First, int... J, class F>
+__device__ __forceinline__ void lattice_for_rows(std::integer_sequence<int, J...>, const F& f) {
+  (f(std::integral_constant<int, First + J>()), ...);
+}
+
 /// One strip's half-sweep of colour C (rows r0 … r0+R−1, columns 8gi … 8gi+7, `row` = its first row's group),
 /// with the coarse blocks of row pairs i ≥ K given (ws[i · stride], lattice_strip_words) and those of the first
 /// K pairs computed here (as lattice_strip_words does): the R rows and the rows above and below are
@@ -323,27 +330,20 @@ __device__ __forceinline__ void lattice_strip_preloaded(const Rule& rule, const 
   for (int J = 0; J <= R; ++J)
     m[J + 1] = r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
   uint4 b{};
-#pragma unroll
-  for (int J = 0; J < R; ++J) {
-    if (r0 + J < height) {
-      if (J % 2 == 0) {
-        if (J / 2 < K) {  // computed here, while the loads above are in flight
-          b = lattice_block(rule, keys, lattice_pair_counter(r0 + J, gi, width), sweep, static_cast<uint32_t>(C), 0u);
-        } else {
-          b = ws[(J / 2) * stride];
-        }
-      }
-      // The row's parity, C + J mod 2, and its half of the pair's words, J mod 2, are constants of each unrolled
-      // iteration.
-      const uint32_t c = static_cast<uint32_t>(C);
-      *reinterpret_cast<uint2*>(row + J * width) =
-          (C + J) & 1
-              ? (J & 1 ? lattice_strip_row<1, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c)
-                       : lattice_strip_row<1, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c))
-              : (J & 1 ? lattice_strip_row<0, 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c)
-                       : lattice_strip_row<0, 0>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1], m[J + 2], b, keys, sweep, c));
+  // Row J's parity, C + J mod 2, and its half of the pair's words, J mod 2, are compile-time constants.
+  lattice_for_rows<0>(std::make_integer_sequence<int, R>(), [&](auto j) {
+    constexpr int J = decltype(j)::value;
+    if (r0 + J >= height) return;
+    if constexpr (J % 2 == 0) {
+      if constexpr (J / 2 < K)  // computed here, while the loads above are in flight
+        b = lattice_block(rule, keys, lattice_pair_counter(r0 + J, gi, width), sweep, static_cast<uint32_t>(C), 0u);
+      else
+        b = ws[(J / 2) * stride];
     }
-  }
+    *reinterpret_cast<uint2*>(row + J * width) =
+        lattice_strip_row<(C + J) & 1, J & 1>(rule, table, row + J * width, r0 + J, width, gi, m[J], m[J + 1],
+                                              m[J + 2], b, keys, sweep, static_cast<uint32_t>(C));
+  });
 }
 
 /// Dynamic shared memory of sweep_strips_ahead_kernel: the window table (table_bytes, a multiple of 16), then
@@ -483,8 +483,8 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 ///
 /// Each thread's first strip's random words of the next half-sweep are computed before the block barrier, while
 /// the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
-/// the half-sweep. A strip draws its rows 1 and 2, which never need a halo, first, while the halo's load is in
-/// flight, then row 0 and row 3. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
+/// the half-sweep. A strip draws its rows 1 … R − 2, which never need a halo, first, while the halo's load is in
+/// flight, then row 0 and row R − 1. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
 /// multiple of 8; any height; any block of at most 4096 / R threads; lattice_strips_resident_smem bytes of
 /// dynamic shared memory.
 template <class Rule, int R = kLatticeStripRows>
@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
                                                                      LatticeKeys keys, uint32_t sweep0, int sweeps,
                                                                      int table_bytes, int band_strip_rows,
                                                                      unsigned long long* exchange) {
-  static_assert(R == 4, "the row order below assumes strips of 4 rows");
+  static_assert(R % 2 == 0 && R >= 4, "strips of whole row pairs, with rows that need no halo");
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
@@ -552,7 +552,7 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
         for (int J = 0; J < R; ++J)
           m[J + 1] = F || r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
         m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
-        // Rows 1 and 2 need no halo; each row's new word goes to the other copy of the band.
+        // Rows 1 … R − 2 need no halo; each row's new word goes to the other copy of the band.
         const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
           constexpr int J = decltype(j)::value, P = (C + J) & 1;
           const uint2 o = lattice_strip_row<P, J & 1>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up,
@@ -561,8 +561,10 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
           *reinterpret_cast<uint2*>(next + at + J * width) = o;
           return o;
         };
-        if (F || r0 + 1 < height) draw(std::integral_constant<int, 1>(), m[1], m[2], m[3]);
-        if (F || r0 + 2 < height) draw(std::integral_constant<int, 2>(), m[2], m[3], m[4]);
+        lattice_for_rows<1>(std::make_integer_sequence<int, R - 2>(), [&](auto j) {
+          constexpr int J = decltype(j)::value;
+          if (F || r0 + J < height) draw(j, m[J], m[J + 1], m[J + 2]);
+        });
         if (up_halo)
           m[0] = h > 0 ? lattice_exchange_wait(in + (edge - gpr), h - 1, up_w)
                        : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
@@ -573,8 +575,8 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
         if (down_halo)
           m[R + 1] = h > 0 ? lattice_exchange_wait(in + (edge + 2 * gpr), h - 1, down_w)
                            : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 + R) * width + 8 * gi);
-        if (F || r0 + 3 < height) {
-          const uint2 o3 = draw(std::integral_constant<int, 3>(), m[3], m[4], m[5]);
+        if (F || r0 + R - 1 < height) {
+          const uint2 o3 = draw(std::integral_constant<int, R - 1>(), m[R - 1], m[R], m[R + 1]);
           // The band's last row to the band below (none for the lattice's last band).
           if (down_halo)
             lattice_exchange_store(out + (edge + gpr),
