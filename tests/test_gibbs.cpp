@@ -208,7 +208,7 @@ TEST(Gibbs, WindowDrawGivesTheFullDrawsAnswerOrNone) {
       for (size_t n = 0; n < us.size(); ++n) {
         const float u = us[n];
         const int want = poisson_ising_draw<kPoissonIsingMaxTerms>(row, lambda, xm, u);
-        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, u);
+        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, poisson_ising_window_uniform(u));
         if (n == 2) {  // the random u
           ++tried;
           if (got >= 0) ++decided;
@@ -246,7 +246,8 @@ TEST(Gibbs, WindowDrawAtTheCoarseUniformHoldsForEveryFineOne) {
       }
       for (size_t n = 0; n < ks.size(); ++n) {
         const float coarse = static_cast<float>(ks[n]) * (1.f / 65536.f);
-        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, coarse);
+        ASSERT_EQ(poisson_ising_window_uniform(coarse), kPoissonIsingWindowBias + coarse);
+        const int got = poisson_ising_draw_window(t.window(xm, k, S), lambda, kPoissonIsingWindowBias + coarse);
         if (n == 2) {
           ++tried;
           decided += got >= 0;
@@ -392,16 +393,15 @@ TEST(Gibbs, StripKernelsSiteIdsAndTableOffsetsAddressTheSitesRows) {
 
 TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
   // poisson_ising_window_decide_signs (the comparisons as sign bits of differences) against the comparisons
-  // themselves, written out here: every window row of two tables (zero rows included), λ over the row's x_max
-  // range and its ends, and u at 0, near 1, random, and a few floats around each of the row's four thresholds
-  // (where the differences are smallest, zero included).
-  auto by_compares = [](float g0, float g1, float ra, float rb, float lambda, float u) {
-    uint32_t abits;
-    std::memcpy(&abits, &ra, sizeof abits);
-    const int lo = static_cast<int>(abits & 63u);
-    const float w = fma_rn(lambda, g1, g0), t = add_rn(ra, -u), v = add_rn(u, rb);
-    const bool up = fma_rn(t, w, g0) < 0.f, ok = (up || (fma_rn(v, w, -g0) < 0.f && u > ra)) && v < 1.f;
-    return ok ? lo + (up ? 1 : 0) : -1;
+  // themselves, written out here: every window row of two tables (rows that never decide included), λ over the
+  // row's x_max range and its ends, and u₁₆ at 0, near 1, random, and a few steps of 2⁻¹⁶ around each of the row's
+  // four thresholds (where the differences are smallest, zero included).
+  auto by_compares = [](float x0, float r1, float ra, float rb, float lambda, float f) {
+    uint32_t lo;
+    std::memcpy(&lo, &x0, sizeof lo);
+    const float w = fma_rn(lambda, r1, 1.f), t = add_rn(ra, -f), v = add_rn(f, rb);
+    const bool up = fma_rn(t, w, 1.f) < 0.f, ok = (up || (fma_rn(v, w, -1.f) < 0.f && t < 0.f)) && v < 1.f;
+    return ok ? static_cast<int>(lo) + (up ? 1 : 0) : -1;
   };
   long checked = 0, decided = 0;
   for (auto [gamma, X] : {std::pair{0.8, 6}, std::pair{0.1, 11}}) {
@@ -412,15 +412,19 @@ TEST(Gibbs, WindowDecideSignBitsGiveTheComparisonsAnswer) {
       const float lmax = static_cast<float>(std::max(xm, 1)), lams[3] = {lmax * 0.05f, lmax * 0.31f, 16.f};
       for (float lambda : lams) {
         const Philox4x32 r = philox4x32_10(static_cast<uint32_t>(row), 7, 0, 0, 5, 0);
-        const float w = fma_rn(lambda, v[1], v[0]);
-        std::vector<float> us = {0.f, 0.99999994f, uniform_from_bits(r.v[0]), uniform_from_bits(r.v[1])};
-        if (w > 0.f)  // u where uW − g'(x₀) meets ±AW, ±BW, and where uW meets AW and W − BW
-          for (float target : {(v[0] + v[2] * w) / w, (v[0] - v[3] * w) / w, v[2], 1.f - v[3]}) {
-            float b = target;
-            for (int s = 0; s < 3; ++s) b = std::nextafter(b, 0.f);
-            for (int s = 0; s < 7; ++s, b = std::nextafter(b, 1.f))
-              if (b >= 0.f && b < 1.f) us.push_back(b);
-          }
+        // Relative to g'(x₀): W = 1 + λr, A = (128 + A) − 128, B = (B − 128) + 128.
+        const double w = fma_rn(lambda, v[1], 1.f), a = double(v[2]) - 128.0, b = double(v[3]) + 128.0;
+        std::vector<float> us;  // as f = 128 + u₁₆
+        for (float u : {0.f, 0.99999994f, uniform_from_bits(r.v[0]), uniform_from_bits(r.v[1])})
+          us.push_back(poisson_ising_window_uniform(u));
+        // u where uW − 1 meets ±AW and ±BW, and where u meets A and 1 − B
+        for (double target : {a + 1.0 / w, 1.0 / w - b, a, 1.0 - b}) {
+          if (!std::isfinite(target) || target < 0.0 || target >= 1.0) continue;
+          float f = poisson_ising_window_uniform(static_cast<float>(target));
+          for (int s = 0; s < 3; ++s) f = std::nextafter(f, 0.f);
+          for (int s = 0; s < 7; ++s, f = std::nextafter(f, 256.f))
+            if (f >= 128.f && f < 129.f) us.push_back(f);
+        }
         for (float u : us) {
           const int want = by_compares(v[0], v[1], v[2], v[3], lambda, u);
           uint32_t ok;
@@ -463,7 +467,7 @@ TEST(Gibbs, WindowDrawDecidesAlmostEverySiteOfTheBenchmarksChain) {
           lattice_neighbours(x.data(), W, H, r, c, k, S);
           const int xm = f.xmax[static_cast<size_t>(r) * W + c];
           const float u = lattice_coarse_uniform_at(1, W, r, c, 200, 10);
-          const int got = poisson_ising_draw_window(t.window(xm, k, S), f.at(r, c), u);
+          const int got = poisson_ising_draw_window(t.window(xm, k, S), f.at(r, c), kPoissonIsingWindowBias + u);
           ++sites;
           if (got < 0) ++undecided, slow = true;
         }

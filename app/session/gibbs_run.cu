@@ -18,6 +18,10 @@
 
 namespace mv {
 
+// The strip kernels hand the rule its coarse uniforms as window uniforms (sched/lattice/checkerboard_sweep.h); the
+// rule's window table is built for the same bias (render/lattice/poisson_ising.h).
+static_assert(kLatticeWindowBias == kPoissonIsingWindowBias, "the kernels' and the rule's window uniforms differ");
+
 namespace {
 
 const char* const kSource = "poisson-ising-gibbs-cupy (the source document), Benchmarks";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "base/errors.h"
 
@@ -25,17 +26,16 @@ double lambda_at(double v) {
   return r * r;
 }
 
-/// The smallest float ≥ v (v ≥ 0, finite).
-float float_up(double v) {
-  float f = static_cast<float>(v);
-  if (static_cast<double>(f) < v) f = std::nextafter(f, 2.f * f + 1.f);
-  return f;
-}
+/// v ≥ 0 rounded up to a multiple of 2⁻¹⁶.
+double up_to_coarse_step(double v) { return std::ceil(v / kPoissonIsingCoarseStep) * kPoissonIsingCoarseStep; }
 
 /// PoissonIsingTables::windows from the weights (their float values taken as exact).
 void build_windows(PoissonIsingTables& t) {
   const int X = t.X;
-  t.windows.assign((static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1) * 4, 0.f);
+  // Rows that never decide: 128 + A = +∞ (poisson_ising_window_decide_signs).
+  const size_t rows = (static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1);
+  t.windows.assign(rows * 4, 0.f);
+  for (size_t i = 0; i < rows; ++i) t.windows[4 * i + 2] = std::numeric_limits<float>::infinity();
   for (int xm = 1; xm <= X; ++xm) {
     // λ with this x_max, widened by 10⁻⁶ against the rounding of lambda_at: A falls with λ and B rises
     // (A = L / W and B = H / W are sums of λ^(y−x₀) / (g'(x₀) + λ g'(x₀+1)) with y < x₀ and y ≥ x₀ + 2), so
@@ -48,6 +48,7 @@ void build_windows(PoissonIsingTables& t) {
         double best_a = 0.0, best_b = 0.0;
         for (int x0 = 0; x0 < xm; ++x0) {
           if (x0 > 0 && lmin == 0.0) break;  // L / W unbounded as λ → 0
+          if (!(g[x0] > 0.f)) continue;      // the row is relative to g'(x₀)
           const double wmin = g[x0] + lmin * g[x0 + 1], wmax = g[x0] + lmax * g[x0 + 1];
           if (!(std::pow(lmin, x0) * wmin >= std::ldexp(1.0, -80))) continue;
           double L = 0.0, H = 0.0;
@@ -62,16 +63,14 @@ void build_windows(PoissonIsingTables& t) {
             best_b = b;
           }
         }
-        if (best < 0) continue;  // all zero: never decides
+        if (best < 0) continue;  // never decides
         float* w = t.windows.data() + ((static_cast<size_t>(xm) * 5 + k) * (4 * static_cast<size_t>(X) + 1) + S) * 4;
-        w[0] = g[best];
-        w[1] = g[best + 1];
-        const float a = float_up(best_a);
-        uint32_t bits;
-        std::memcpy(&bits, &a, sizeof bits);
-        bits = ((bits + 255u) & ~255u) | static_cast<uint32_t>(best);  // a larger bound whose low byte is x₀
-        std::memcpy(&w[2], &bits, sizeof bits);
-        w[3] = float_up(best_b);
+        const uint32_t x0 = static_cast<uint32_t>(best);
+        std::memcpy(&w[0], &x0, sizeof x0);
+        w[1] = static_cast<float>(static_cast<double>(g[best + 1]) / g[best]);
+        // A and B up to multiples of 2⁻¹⁶ (< ½): 128 + A and B − 128 are then exact floats.
+        w[2] = static_cast<float>(kPoissonIsingWindowBias + up_to_coarse_step(best_a));
+        w[3] = static_cast<float>(up_to_coarse_step(best_b) - kPoissonIsingWindowBias);
       }
   }
 }

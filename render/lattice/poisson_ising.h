@@ -109,6 +109,18 @@ inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
 /// nondecreasing in u, so both ends of the interval giving the same answer is what the tests check.
 inline constexpr double kPoissonIsingCoarseStep = 1.0 / 65536.0;
 
+/// The window draw takes a coarse uniform u₁₆ as the float f = 128 + u₁₆ (exact: the float with exponent 2⁷ and
+/// the 16 coarse bits in the low mantissa bits, one logic operation from the bits; lattice_window_uniform in
+/// sched/lattice/checkerboard_sweep.h), and its table holds 128 + A and B − 128, so that A − u₁₆ and u₁₆ + B are
+/// single exact subtractions.
+inline constexpr float kPoissonIsingWindowBias = 128.f;
+
+/// f = 128 + u₁₆ of a uniform u ∈ [0, 1): u truncated to its coarse part u₁₆ = ⌊u · 2¹⁶⌋ · 2⁻¹⁶ (for a coarse uniform,
+/// u itself), so that a window draw at f stands for the full draw at u.
+MV_HD MV_INLINE float poisson_ising_window_uniform(float u) {
+  return kPoissonIsingWindowBias + static_cast<float>(static_cast<uint32_t>(u * 65536.f)) * (1.f / 65536.f);
+}
+
 /// The bits of a float.
 MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 #if defined(__CUDA_ARCH__)
@@ -120,70 +132,73 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 #endif
 }
 
-/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words: the window
-/// decides where bit 31 of both `c` and `tw` is set; returns the bits of A plus [d > AW] (d = uW − g'(x₀)), whose
-/// low byte is the answer (A's low byte is x₀ ≤ 35, so x₀ + 1 carries out of nothing) and whose other bytes carry
-/// no meaning. Six
-/// operations of the FMA pipe: W = fma(λ, g'(x₀+1), g'(x₀)), t = A − u, [u > A] (uW > AW) as the sign of t,
-/// [d > AW] as the sign of fma(t, W, g'(x₀)) = (A − u)W + g'(x₀), v = u + B, [v < 1] as the sign of v − 1, and
-/// [vW < g'(x₀)] (d < −BW) as the sign of fma(v, W, −g'(x₀)). Each operation rounds once, so each compare is
-/// off by a few 2⁻²⁴ W at most (t, W and v rounded), which kPoissonIsingWindowSlack covers.
-MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float g0, float g1, float ra, float rb, float lambda,
-                                                           float u, uint32_t& c, uint32_t& tw) {
-  const float w = fma_rn(lambda, g1, g0);
-  const float t = add_rn(ra, -u);
-  const float v = add_rn(u, rb);
+/// poisson_ising_window_decide_signs in parts, for callers that combine several sites' words. The row is
+/// PoissonIsingTables::windows' {x₀, r, 128 + A, B − 128} (x₀ as the bits of its float slot, r = g'(x₀+1) / g'(x₀):
+/// the weights relative to g'(x₀)); f = 128 + u₁₆ (poisson_ising_window_uniform). The window decides where bit 31
+/// of both `c` and `tw` is set; returns x₀ + [d > AW] (d = u₁₆W − g'(x₀)) in the low byte (x₀ ≤ 35: the other
+/// bytes carry no meaning). Six operations of the FMA pipe, relative to g'(x₀): W = fma(λ, r, 1), t = A − u₁₆
+/// (exact: (128 + A) − f), [u₁₆ > A] (u₁₆W > AW) as the sign of t, [d > AW] as the sign of
+/// fma(t, W, 1) = (A − u₁₆)W + 1, v = u₁₆ + B (exact: f + (B − 128)), [v < 1] as the sign of v − 1, and
+/// [vW < 1] (d < −BW) as the sign of fma(v, W, −1). W and the two fused operations round once each, so each
+/// compare is off by a few 2⁻²⁴ W at most, which kPoissonIsingWindowSlack covers.
+MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float x0, float r1, float ra, float rb, float lambda,
+                                                           float f, uint32_t& c, uint32_t& tw) {
+  const float w = fma_rn(lambda, r1, 1.f);
+  const float t = add_rn(ra, -f);
+  const float v = add_rn(f, rb);
   const uint32_t ta = poisson_ising_float_bits(t);                  // u > A: uW > AW
-  const uint32_t up = poisson_ising_float_bits(fma_rn(t, w, g0));   // (A − u)W + g'(x₀) < 0: d > AW
-  const uint32_t dn = poisson_ising_float_bits(fma_rn(v, w, -g0));  // (u + B)W < g'(x₀): d < −BW
+  const uint32_t up = poisson_ising_float_bits(fma_rn(t, w, 1.f));  // (A − u)W + 1 < 0: d > AW
+  const uint32_t dn = poisson_ising_float_bits(fma_rn(v, w, -1.f)); // (u + B)W < 1: d < −BW
   tw = poisson_ising_float_bits(add_rn(v, -1.f));                    // u + B < 1: uW + BW < W
   c = up | (dn & ta);
-  return poisson_ising_float_bits(ra) + (up >> 31);
+  return poisson_ising_float_bits(x0) + (up >> 31);
 }
 
 /// poisson_ising_window_decide's comparisons as sign bits: returns x₀ + 1 where d > AW, else x₀, and sets
 /// bit 31 of `ok` where the window decides (the other bits of `ok` carry no meaning). Each comparison x < y is
 /// the sign bit of the difference RN(x − y) (or of a fused RN(xy − z)): for finite operands that sign is the
 /// exact difference's, and a zero difference gives +0 unless both terms are zeros of opposite signs with the
-/// negative one on the left, which cannot happen here (u, A, B, W and g'(x₀) are ≥ +0, t = A − u is +0 where
-/// u = A, and a product tW = −0 meets g'(x₀) ≥ +0). So the comparisons run as additions and fused multiply-adds (the FMA
-/// pipe on the GPU) and combine with bitwise logic, without predicates or selections, the same on the CPU and
-/// the GPU.
-MV_HD MV_INLINE int poisson_ising_window_decide_signs(float g0, float g1, float ra, float rb, float lambda, float u,
+/// negative one on the left, which cannot happen here (u, A, B and W are ≥ +0, t = A − u is +0 where u = A,
+/// and a product tW = −0 meets 1). A row marked never to decide has 128 + A = +∞: t and fma(t, W, 1) are +∞.
+/// So the comparisons run as additions and fused multiply-adds (the FMA pipe on the GPU) and combine with
+/// bitwise logic, without predicates or selections, the same on the CPU and the GPU.
+MV_HD MV_INLINE int poisson_ising_window_decide_signs(float x0, float r1, float ra, float rb, float lambda, float f,
                                                      uint32_t& ok) {
   uint32_t c, tw;
-  const uint32_t v = poisson_ising_window_decide_parts(g0, g1, ra, rb, lambda, u, c, tw);
+  const uint32_t v = poisson_ising_window_decide_parts(x0, r1, ra, rb, lambda, f, c, tw);
   ok = c & tw;
   return static_cast<int>(v & 63u);
 }
 
 /// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// (g0, g1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {g'(x₀), g'(x₀+1), A, B} for the site's row (x₀ is
-/// A's low mantissa byte), `lambda` the site's λ (the same float as the full draw's), `u` its uniform.
+/// (x0, r1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {x₀, g'(x₀+1) / g'(x₀), 128 + A, B − 128} for the
+/// site's row, `lambda` the site's λ (the same float as the full draw's), f = 128 + u₁₆ from the site's uniform u
+/// (poisson_ising_window_uniform): the answer holds for every u ∈ [u₁₆, u₁₆ + 2⁻¹⁶).
 /// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
 /// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
 /// B ≥ H / W over every λ with this x_max, plus the slack (B also plus kPoissonIsingCoarseStep). With Z = L + W + H, the full draw's cumulative
 /// sums satisfy c(x₀−1) − uZ ≤ −(u − A)W, c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and
 /// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
 /// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
-/// mass of a boundary, or a row marked zero: W = 0). Same bits on the CPU and the GPU (every operation
+/// mass of a boundary, or a row marked never to decide). Same bits on the CPU and the GPU (every operation
 /// rounded once). Cost: one 16-byte load, 3 fused multiply-adds and 3 additions (the compares among them:
 /// poisson_ising_window_decide_parts), no branch; the full draw takes x_max + 1 fused
 /// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
 /// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
-MV_HD MV_INLINE int poisson_ising_window_decide(float g0, float g1, float ra, float rb, float lambda, float u) {
+MV_HD MV_INLINE int poisson_ising_window_decide(float x0, float r1, float ra, float rb, float lambda, float f) {
   uint32_t ok;
-  const int v = poisson_ising_window_decide_signs(g0, g1, ra, rb, lambda, u, ok);
+  const int v = poisson_ising_window_decide_signs(x0, r1, ra, rb, lambda, f, ok);
   return ok >> 31 ? v : -1;
 }
 
-/// poisson_ising_window_decide on the window row `win` (16-byte aligned: one 16-byte load on the GPU).
-MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float u) {
+/// poisson_ising_window_decide on the window row `win` (16-byte aligned: one 16-byte load on the GPU) at
+/// f = 128 + u₁₆ (poisson_ising_window_uniform; kPoissonIsingWindowBias + u₁₆ for a coarse uniform u₁₆).
+MV_HD MV_INLINE int poisson_ising_draw_window(const float* win, float lambda, float f) {
 #if defined(__CUDA_ARCH__)
   const float4 v = *reinterpret_cast<const float4*>(win);
-  return poisson_ising_window_decide(v.x, v.y, v.z, v.w, lambda, u);
+  return poisson_ising_window_decide(v.x, v.y, v.z, v.w, lambda, f);
 #else
-  return poisson_ising_window_decide(win[0], win[1], win[2], win[3], lambda, u);
+  return poisson_ising_window_decide(win[0], win[1], win[2], win[3], lambda, f);
 #endif
 }
 
@@ -218,11 +233,11 @@ struct PoissonIsingTables {
   double gamma = 0.0;
   std::vector<float> weights;
   /// The window draw's rows (poisson_ising_draw_window), 4 floats per (xm, k, S) at
-  /// ((xm · 5 + k) · (4X+1) + S) · 4: {g'(x₀), g'(x₀+1), A, B}, x₀ ∈ [0, xm − 1] the window of the
-  /// smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and (0, 1] for xm = 1), B including
-  /// kPoissonIsingCoarseStep (the window decides from a site's coarse uniform), A and B rounded up
-  /// (A up to a multiple of 256 units in the last place, plus x₀: A's low mantissa byte is x₀);
-  /// all zero (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
+  /// ((xm · 5 + k) · (4X+1) + S) · 4: {x₀, g'(x₀+1) / g'(x₀), 128 + A, B − 128} (x₀ as the bits of the first
+  /// float), x₀ ∈ [0, xm − 1] the window of the smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and
+  /// (0, 1] for xm = 1), B including kPoissonIsingCoarseStep (the window decides from a site's coarse uniform),
+  /// A and B rounded up to multiples of 2⁻¹⁶ (so 128 + A and B − 128 are exact floats);
+  /// {0, 0, +∞, 0} (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
   std::vector<float> windows;
   /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
   size_t s_stride() const { return std::max<size_t>(8, (static_cast<size_t>(X) + 4) / 4 * 4); }
@@ -396,7 +411,7 @@ struct PoissonIsingRule : PoissonIsingArrays {
         const uint32_t xm = static_cast<uint32_t>((xm64 >> (16 * j)) & 0xFFu);
         i[j] = (xm * 5u + static_cast<uint32_t>(k[j])) * (4u * X + 1u) + static_cast<uint32_t>(S[j]);
         lam[j] = Site ? col[j] : mul_rn(lr, col[j]);
-        out[j] = poisson_ising_draw_window(windows + 4u * i[j], lam[j], coarse[j]);
+        out[j] = poisson_ising_draw_window(windows + 4u * i[j], lam[j], add_rn(kPoissonIsingWindowBias, coarse[j]));
         all &= out[j] >= 0;
       }
       if (__builtin_expect(!all, 0)) {
@@ -446,14 +461,15 @@ struct PoissonIsingRule : PoissonIsingArrays {
     return ids;
   }
   /// draw() of strip_sites' four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, from the window rows in
-  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at their
-  /// coarse uniforms `coarse` (kPoissonIsingCoarseStep): the window draws decide (poisson_ising_window_decide) or,
-  /// rarely, the full draws from the global weights at the full uniforms that fine(uf) fills in. The same bits as
+  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at
+  /// f[j] = 128 + their coarse uniforms (poisson_ising_window_uniform; kPoissonIsingCoarseStep): the window draws
+  /// decide (poisson_ising_window_decide) or, rarely, the full draws from the global weights at the full uniforms
+  /// that fine(uf) fills in. The same bits as
   /// draw() in the low byte of out[j] (the other bytes carry no meaning: lattice_merge4_byte0 in
   /// sched/lattice/checkerboard_sweep.h merges them).
   template <int P, class Fine>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
-                                              const float* coarse, const Fine& fine, int* out) const {
+                                              const float* f, const Fine& fine, int* out) const {
     float lam[4];
     uint32_t off[4];
     const uint32_t ids = strip_sites<P>(r, gi, s0, s1, lam, off);
@@ -463,7 +479,7 @@ struct PoissonIsingRule : PoissonIsingArrays {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const float4 w = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(table) + off[j]);
-      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], coarse[j], c[j], tw[j]));
+      out[j] = static_cast<int>(poisson_ising_window_decide_parts(w.x, w.y, w.z, w.w, lam[j], f[j], c[j], tw[j]));
     }
     const uint32_t all = ((c[0] & tw[0]) & (c[1] & tw[1])) & ((c[2] & tw[2]) & (c[3] & tw[3]));
     if (__builtin_expect(static_cast<int32_t>(all) >= 0, 0)) {

@@ -201,9 +201,11 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
                                                    int width, int gi, uint2 up, uint2 mid, uint2 down, uint4 b,
                                                    const LatticeKeys& keys, uint32_t sweep, uint32_t colour) {
   const int c0 = 8 * gi;
-  const float u[4] = {lattice_coarse_uniform(b.x, H), lattice_coarse_uniform(b.y, H), lattice_coarse_uniform(b.z, H),
-                      lattice_coarse_uniform(b.w, H)};
+  const float f[4] = {lattice_window_uniform(b.x, H), lattice_window_uniform(b.y, H), lattice_window_uniform(b.z, H),
+                      lattice_window_uniform(b.w, H)};
   const auto fine = [&](float (&uf)[4]) {
+    const float u[4] = {add_rn(f[0], -kLatticeWindowBias), add_rn(f[1], -kLatticeWindowBias),
+                        add_rn(f[2], -kLatticeWindowBias), add_rn(f[3], -kLatticeWindowBias)};
     lattice_fine_uniforms(rule, keys, lattice_pair_counter(r, gi, width), sweep, colour, H, u, uf);
   };
   // Parity 0's sites need the byte left of the group, parity 1's the byte right of it.
@@ -212,7 +214,7 @@ __device__ __forceinline__ uint2 lattice_strip_row(const Rule& rule, const float
   uint32_t s0, s1;
   lattice_sums8(mid.x, mid.y, up.x, up.y, down.x, down.y, left, right, s0, s1);
   int v[4];
-  rule.template draw4_strip<P>(table, r, gi, s0, s1, u, fine, v);
+  rule.template draw4_strip<P>(table, r, gi, s0, s1, f, fine, v);
   uint32_t o0 = mid.x, o1 = mid.y;
   lattice_merge4_byte0(o0, o1, P, v);
   return make_uint2(o0, o1);

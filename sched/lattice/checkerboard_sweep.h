@@ -14,9 +14,10 @@
 //   template <class Fine> __device__ void draw4(int row, int c0, int p, const int* S, const int* k,
 //                                               const float* coarse, const Fine& fine, int* out) const;
 // and, for the strip kernels, a table-driven draw of the four parity-P sites of a group from the group's
-// byte-wise neighbour sums (lattice_sums8) and a table the kernel stages in shared memory from `windows`:
+// byte-wise neighbour sums (lattice_sums8), their coarse uniforms as window uniforms f = 128 + u₁₆
+// (lattice_window_uniform) and a table the kernel stages in shared memory from `windows`:
 //   template <int P, class Fine> __device__ void draw4_strip(const float4* table, int row, int gi, uint32_t s0,
-//                                 uint32_t s1, const float* coarse, const Fine& fine, int* out) const;
+//                                 uint32_t s1, const float* window_u, const Fine& fine, int* out) const;
 // (sites 8gi + P + 2j; its values in the low byte of out[j]: lattice_merge4_byte0).
 // States are uint8, at most 255; the kernels' byte-wise
 // neighbour sums need 4 · (largest state) < 256.
@@ -79,6 +80,19 @@ MV_HD MV_INLINE float lattice_coarse_uniform(uint32_t word, int half) {
   return __fmaf_rn(__uint_as_float(f), 1.f / 65536.f, -128.f);
 #else
   return static_cast<float>(half ? word & 0xFFFFu : word >> 16) * (1.f / 65536.f);
+#endif
+}
+
+/// The strip kernels' form of the coarse uniform, for the rule's draw4_strip: f = 2⁷ + k · 2⁻¹⁶ (kLatticeWindowBias plus
+/// lattice_coarse_uniform's value, exact), the float with exponent 2⁷ and the 16 coarse bits k (half `half` of
+/// `word`) as its low mantissa bits: one byte permutation on the GPU.
+inline constexpr float kLatticeWindowBias = 128.f;
+MV_HD MV_INLINE float lattice_window_uniform(uint32_t word, int half) {
+#if defined(__CUDA_ARCH__)
+  // Bytes 0, 1 of the result from bytes 2, 3 (half 0) or 0, 1 (half 1) of word; bytes 2, 3 from 0x4300.
+  return __uint_as_float(__byte_perm(word, 0x43000000u, half ? 0x7410u : 0x7432u));
+#else
+  return kLatticeWindowBias + lattice_coarse_uniform(word, half);
 #endif
 }
 
