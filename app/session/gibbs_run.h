@@ -15,7 +15,8 @@
 // random numbers of each half-sweep, but for a strip's first row, computed during the grid barrier before it,
 // and a strip's rows loaded before its stores), "gibbs-resident" (gibbs-ahead with each block's band of rows
 // resident in shared memory for the whole launch and no grid barrier: the bands' edge rows go through tagged
-// words in global memory; where a band does not fit shared memory or the SMs, it runs gibbs-ahead's kernel) and
+// words in global memory, a thread per strip of 8 rows in blocks of at most 512 threads, else of 4; where a band
+// does not fit shared memory or the SMs, it runs gibbs-ahead's kernel) and
 // "gibbs-cpu" (the TBB reference). gibbs-deep, gibbs-groups, gibbs-persistent, gibbs-window, gibbs-strips,
 // gibbs-ahead, gibbs-resident and gibbs-cpu give identical bits for the same
 // seed; gibbs-blog samples the same chain law with other roundings. A GPU run starts on gibbs-resident (the same

@@ -83,9 +83,9 @@ MV_HD MV_INLINE float lattice_coarse_uniform(uint32_t word, int half) {
 #endif
 }
 
-/// The strip kernels' form of the coarse uniform, for the rule's draw4_strip: f = 2⁷ + k · 2⁻¹⁶ (kLatticeWindowBias plus
-/// lattice_coarse_uniform's value, exact), the float with exponent 2⁷ and the 16 coarse bits k (half `half` of
-/// `word`) as its low mantissa bits: one byte permutation on the GPU.
+/// The strip kernels' form of the coarse uniform, for the rule's draw4_strip: f = 2⁷ + k · 2⁻¹⁶
+/// (kLatticeWindowBias plus lattice_coarse_uniform's value, exact), the float with exponent 2⁷ and the 16 coarse
+/// bits k (half `half` of `word`) as its low mantissa bits: one byte permutation on the GPU.
 inline constexpr float kLatticeWindowBias = 128.f;
 MV_HD MV_INLINE float lattice_window_uniform(uint32_t word, int half) {
 #if defined(__CUDA_ARCH__)
