@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda/barrier>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -440,6 +441,13 @@ __device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long*
   return make_uint2(static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32));
 }
 
+/// Whether sweep_strips_resident_kernel's strips of kLatticeStripRows rows split the block barrier between half-sweeps
+/// (an arrival when a thread's strips are drawn, the wait after it has computed its next random words), so that the
+/// last warp's random words are off the block's critical path. Measured on the H100 (docs/perf.md, "The resident
+/// kernel's block barrier, split"): 3.5 % faster in 1024-thread blocks; strips of 8 rows were 4–8 % slower with it, so
+/// they keep the plain barrier.
+inline constexpr bool kLatticeResidentSplitBarrier = true;
+
 /// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), a
 /// 16-byte coarse block per row pair of a strip and thread, then the band twice (the half-sweep reads one copy and
 /// writes the other), each band_strip_rows · R rows of `width` bytes.
@@ -471,7 +479,8 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// torn, is loaded again): the data are their own flag. The first half-sweep's halo is read from x.
 ///
 /// Ordering. Within a block, a block barrier separates the half-sweeps (the strips read their neighbouring
-/// strips' rows in shared memory). Across blocks, slot h mod 2's word at column group gi of band b's last row
+/// strips' rows in shared memory); strips of 4 rows split it (kLatticeResidentSplitBarrier): a thread arrives when
+/// its strips are drawn and waits once it has computed its own next random words. Across blocks, slot h mod 2's word at column group gi of band b's last row
 /// is written by b's thread of that group and read only by band b + 1's thread of the same group (its first
 /// row's, symmetrically). b writes that word again only after half-sweep h + 2, which needs the word of
 /// half-sweep h + 1 from b + 1's thread of that group; that thread writes it after its draw of h + 1, which
@@ -516,6 +525,13 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
   // The thread's first strip (band-local strip row lsr0, group gi0) and the step to its next (nthreads strips on).
   const int lsr0 = t / gpr, gi0 = t - lsr0 * gpr, sr_step = nthreads / gpr, gi_step = nthreads - sr_step * gpr;
   if (t < strips) lattice_strip_words<R, 0>(rule, keys, sweep0, 0u, r_begin + R * lsr0, gpr, gi0, height, ws, nthreads);
+  // Strips of 4 rows split the block barrier between half-sweeps (kLatticeResidentSplitBarrier).
+  constexpr bool split = R == kLatticeStripRows && kLatticeResidentSplitBarrier;
+  // cuda::barrier's constructor is trivial on the device; init() below sets it up (the CUDA Programming Guide's pattern).
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> half_done;
+#pragma nv_diag_default static_var_with_dynamic_init
+  if (split && t == 0) init(&half_done, nthreads);
   __syncthreads();
   const size_t slot_words = static_cast<size_t>(bands) * 2 * gpr;
   auto half = [&](auto colour, uint32_t sweep, int h) {
@@ -594,10 +610,14 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
         ++lsr;
       }
     }
+    // Arrive when the strips are drawn, then compute the next half-sweep's words (the thread's own), then wait.
+    [[maybe_unused]] cuda::barrier<cuda::thread_scope_block>::arrival_token token{};
+    if constexpr (split) token = half_done.arrive();
     if (h + 1 < 2 * sweeps && t < strips)
       lattice_strip_words<R, 0>(rule, keys, C == 0 ? sweep : sweep + 1u, C == 0 ? 1u : 0u, r_begin + R * lsr0, gpr,
                                 gi0, height, ws, nthreads);
-    __syncthreads();
+    if constexpr (split) half_done.wait(std::move(token));
+    else __syncthreads();
   };
   for (int s = 0; s < sweeps; ++s) {
     const uint32_t sweep = sweep0 + static_cast<uint32_t>(s);
