@@ -441,12 +441,12 @@ __device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long*
   return make_uint2(static_cast<uint32_t>(w), static_cast<uint32_t>(w >> 32));
 }
 
-/// Whether sweep_strips_resident_kernel's strips of kLatticeStripRows rows split the block barrier between half-sweeps
-/// (an arrival when a thread's strips are drawn, the wait after it has computed its next random words), so that the
-/// last warp's random words are off the block's critical path. Measured on the H100 (docs/perf.md, "The resident
-/// kernel's block barrier, split"): 3.5 % faster in 1024-thread blocks; strips of 8 rows were 4–8 % slower with it, so
-/// they keep the plain barrier.
-inline constexpr bool kLatticeResidentSplitBarrier = true;
+/// Whether sweep_strips_resident_kernel's strips of R rows split the block barrier between half-sweeps (an arrival
+/// when a thread's strips are drawn, the wait after it has computed its own next random words), so that the last
+/// warp's random words are off the block's critical path: strips of 4 rows do. Measured on the H100 (docs/perf.md,
+/// "The resident kernel's block barrier, split"): 3.1 % faster in 1024-thread blocks, while strips of 8 rows were 4–8 %
+/// slower with it and keep the plain barrier.
+constexpr bool lattice_resident_split_barrier(int rows) { return rows == kLatticeStripRows; }
 
 /// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), a
 /// 16-byte coarse block per row pair of a strip and thread, then the band twice (the half-sweep reads one copy and
@@ -478,22 +478,22 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// their neighbour's row with h's tag (relaxed loads; a word whose bytes do not all carry the tag, stale or
 /// torn, is loaded again): the data are their own flag. The first half-sweep's halo is read from x.
 ///
-/// Ordering. Within a block, a block barrier separates the half-sweeps (the strips read their neighbouring
-/// strips' rows in shared memory); strips of 4 rows split it (kLatticeResidentSplitBarrier): a thread arrives when
-/// its strips are drawn and waits once it has computed its own next random words. Across blocks, slot h mod 2's word at column group gi of band b's last row
-/// is written by b's thread of that group and read only by band b + 1's thread of the same group (its first
-/// row's, symmetrically). b writes that word again only after half-sweep h + 2, which needs the word of
-/// half-sweep h + 1 from b + 1's thread of that group; that thread writes it after its draw of h + 1, which
-/// reads (and its stored values depend on) the word of h. So a word is read before it is overwritten, two
-/// consecutive words of a slot differ in their tags (h and h + 2), and the cleared buffer's zero tag is never
-/// a half-sweep's. Neighbouring blocks drift apart by at most one half-sweep; co-residency (a cooperative launch:
-/// all gridDim.x blocks resident at once) keeps the spinning from deadlocking. The lattice x is read (the band, and
-/// the first half-sweep's halo) before a block's second half-sweep ends and written (the band) after its last, and a
-/// block's second half-sweep waits for its neighbours' first, so a neighbour's halo read precedes the band's store.
-/// `exchange` must be zero at the launch's start.
+/// Ordering. Within a block, a block barrier separates the half-sweeps (the strips read their neighbouring strips' rows
+/// in shared memory); strips of 4 rows split it (lattice_resident_split_barrier): a thread arrives when its strips are
+/// drawn and waits once it has computed its own next random words. Across blocks, slot h mod 2's word at column group
+/// gi of band b's last row is written by b's thread of that group and read only by band b + 1's thread of the same
+/// group (its first row's, symmetrically). b writes that word again only after half-sweep h + 2, which needs the word
+/// of half-sweep h + 1 from b + 1's thread of that group; that thread writes it after its draw of h + 1, which reads
+/// (and its stored values depend on) the word of h. So a word is read before it is overwritten, two consecutive words
+/// of a slot differ in their tags (h and h + 2), and the cleared buffer's zero tag is never a half-sweep's.
+/// Neighbouring blocks drift apart by at most one half-sweep; co-residency (a cooperative launch: all gridDim.x blocks
+/// resident at once) keeps the spinning from deadlocking. The lattice x is read (the band, and the first half-sweep's
+/// halo) before a block's second half-sweep ends and written (the band) after its last, and a block's second half-sweep
+/// waits for its neighbours' first, so a neighbour's halo read precedes the band's store. `exchange` must be zero at
+/// the launch's start.
 ///
-/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier, while
-/// the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
+/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier (between
+/// the arrival and the wait where it is split), while the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
 /// the half-sweep. A strip draws its rows 1 … R − 2, which never need a halo, first, while the halo's load is in
 /// flight, then row 0 and row R − 1. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
 /// multiple of 8; any height; any block of at most 4096 / R threads; lattice_strips_resident_smem bytes of
@@ -525,9 +525,8 @@ __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule ru
   // The thread's first strip (band-local strip row lsr0, group gi0) and the step to its next (nthreads strips on).
   const int lsr0 = t / gpr, gi0 = t - lsr0 * gpr, sr_step = nthreads / gpr, gi_step = nthreads - sr_step * gpr;
   if (t < strips) lattice_strip_words<R, 0>(rule, keys, sweep0, 0u, r_begin + R * lsr0, gpr, gi0, height, ws, nthreads);
-  // Strips of 4 rows split the block barrier between half-sweeps (kLatticeResidentSplitBarrier).
-  constexpr bool split = R == kLatticeStripRows && kLatticeResidentSplitBarrier;
-  // cuda::barrier's constructor is trivial on the device; init() below sets it up (the CUDA Programming Guide's pattern).
+  constexpr bool split = lattice_resident_split_barrier(R);
+  // cuda::barrier's constructor is trivial on the device; init() sets it up (the CUDA Programming Guide's pattern).
 #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ cuda::barrier<cuda::thread_scope_block> half_done;
 #pragma nv_diag_default static_var_with_dynamic_init
