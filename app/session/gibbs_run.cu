@@ -463,8 +463,8 @@ void launch_strips_ahead(const Rule& rule, uint8_t* x, int W, int H, uint32_t se
 }
 
 /// A launch of sweep_strips_resident_kernel: bands of band_strip_rows strip rows, one block each, with smem
-/// bytes of dynamic shared memory; band_strip_rows 0 where the kernel does not apply (a band over the opt-in
-/// shared memory, or more bands than blocks resident at once).
+/// bytes of dynamic shared memory; band_strip_rows 0 where the kernel does not apply (a band that with the kernel's
+/// static shared memory exceeds the opt-in shared memory, or more bands than blocks resident at once).
 struct ResidentPlan {
   int band_strip_rows = 0, bands = 0;
   size_t smem = 0;
@@ -481,7 +481,10 @@ ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int ta
   ResidentPlan p;
   const int per_band = (srows + sms - 1) / sms;
   const size_t smem = lattice_strips_resident_smem(table_bytes, threads, per_band, W, R);
-  if (smem > static_cast<size_t>(optin)) return p;
+  // The opt-in limit covers the kernel's static shared memory (its block barrier) too.
+  cudaFuncAttributes attr{};
+  MV_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  if (smem + attr.sharedSizeBytes > static_cast<size_t>(optin)) return p;
   MV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   MV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   const int bands = (srows + per_band - 1) / per_band;
