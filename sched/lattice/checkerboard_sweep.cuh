@@ -492,12 +492,12 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// waits for its neighbours' first, so a neighbour's halo read precedes the band's store. `exchange` must be zero at
 /// the launch's start.
 ///
-/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier (between
-/// the arrival and the wait where it is split), while the strips at the band's edges wait for their halo; later strips (more strips than threads) compute theirs in
-/// the half-sweep. A strip draws its rows 1 … R − 2, which never need a halo, first, while the halo's load is in
-/// flight, then row 0 and row R − 1. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a
-/// multiple of 8; any height; any block of at most 4096 / R threads; lattice_strips_resident_smem bytes of
-/// dynamic shared memory.
+/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier (between the
+/// arrival and the wait where it is split), while the strips at the band's edges wait for their halo; later strips
+/// (more strips than threads) compute theirs in the half-sweep. A strip draws its rows 1 … R − 2, which never need a
+/// halo, first, while the halo's load is in flight, then row 0 and row R − 1. The Philox counters and draws are
+/// sweep_strips_kernel's: the same bits. Width a multiple of 8; any height; any block of at most 4096 / R threads;
+/// lattice_strips_resident_smem bytes of dynamic shared memory.
 template <class Rule, int R = kLatticeStripRows>
 __global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule rule, uint8_t* x, int width, int height,
                                                                      LatticeKeys keys, uint32_t sweep0, int sweeps,
