@@ -298,8 +298,8 @@ TEST(Gibbs, SitesDrawTheirUniformsFromTheDocumentedPhiloxWords) {
 }
 
 TEST(Gibbs, ByteWiseNeighbourSumsAndMergeMatchTheSiteBySiteOnes) {
-  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_byte0) against lattice_neighbours and
-  // byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
+  // The kernels' 8-column group arithmetic (lattice_sums8, lattice_merge4, lattice_merge4_byte0) against
+  // lattice_neighbours and byte stores on random rows with states up to 63 (4 · 63 < 256), at both parities.
   for (uint32_t i = 0; i < 2000; ++i) {
     const Philox4x32 a = philox4x32_10(i, 3, 0, 0, 5, 0), b = philox4x32_10(i, 4, 0, 0, 5, 0);
     const uint32_t m0 = a.v[0] & 0x3F3F3F3Fu, m1 = a.v[1] & 0x3F3F3F3Fu, u0 = a.v[2] & 0x3F3F3F3Fu,

@@ -170,21 +170,20 @@ MV_HD MV_INLINE int poisson_ising_window_decide_signs(float x0, float r1, float 
   return static_cast<int>(v & 63u);
 }
 
-/// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it.
-/// (x0, r1, ra, rb) = PoissonIsingTables::window(xm, k, S) = {x₀, g'(x₀+1) / g'(x₀), 128 + A, B − 128} for the
-/// site's row, `lambda` the site's λ (the same float as the full draw's), f = 128 + u₁₆ from the site's uniform u
-/// (poisson_ising_window_uniform): the answer holds for every u ∈ [u₁₆, u₁₆ + 2⁻¹⁶).
-/// Relative to λ^x₀, the window x₀, x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it
-/// L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1} λ^(y−x₀) g'(y); the table's A ≥ L / W and
-/// B ≥ H / W over every λ with this x_max, plus the slack (B also plus kPoissonIsingCoarseStep). With Z = L + W + H, the full draw's cumulative
-/// sums satisfy c(x₀−1) − uZ ≤ −(u − A)W, c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and
-/// c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1 where uW − g'(x₀) > AW and uW + BW < W,
-/// and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this returns −1 (u within the tails'
-/// mass of a boundary, or a row marked never to decide). Same bits on the CPU and the GPU (every operation
-/// rounded once). Cost: one 16-byte load, 3 fused multiply-adds and 3 additions (the compares among them:
-/// poisson_ising_window_decide_parts), no branch; the full draw takes x_max + 1 fused
-/// multiply-adds, as many multiplies and its count. The tails are small where the CPMF is peaked: for
-/// γ = 0.8 and four neighbours the weights fall by e^(−3.2) or faster away from the two largest.
+/// The window draw: the full draw's answer from two weights, or −1 where two weights cannot tell it. (x0, r1, ra, rb) =
+/// PoissonIsingTables::window(xm, k, S) = {x₀, g'(x₀+1) / g'(x₀), 128 + A, B − 128} for the site's row, `lambda` the
+/// site's λ (the same float as the full draw's), f = 128 + u₁₆ from the site's uniform u
+/// (poisson_ising_window_uniform): the answer holds for every u ∈ [u₁₆, u₁₆ + 2⁻¹⁶). Relative to λ^x₀, the window x₀,
+/// x₀+1 weighs W = g'(x₀) + λ g'(x₀+1), the tail below it L = Σ_{y<x₀} λ^(y−x₀) g'(y) and the tail above H = Σ_{y>x₀+1}
+/// λ^(y−x₀) g'(y); the table's A ≥ L / W and B ≥ H / W over every λ with this x_max, plus the slack (B also plus
+/// kPoissonIsingCoarseStep). With Z = L + W + H, the full draw's cumulative sums satisfy c(x₀−1) − uZ ≤ −(u − A)W,
+/// c(x₀) − uZ ∈ [g'(x₀) − uW − BW, g'(x₀) − uW + AW] and c(x₀+1) − uZ ≥ (1 − u − B)W. So the full draw returns x₀ + 1
+/// where uW − g'(x₀) > AW and uW + BW < W, and x₀ where g'(x₀) − uW > BW, uW > AW and uW + BW < W; otherwise this
+/// returns −1 (u within the tails' mass of a boundary, or a row marked never to decide). Same bits on the CPU and the
+/// GPU (every operation rounded once). Cost: one 16-byte load, 3 fused multiply-adds and 3 additions (the compares
+/// among them: poisson_ising_window_decide_parts), no branch; the full draw takes x_max + 1 fused multiply-adds, as
+/// many multiplies and its count. The tails are small where the CPMF is peaked: for γ = 0.8 and four neighbours the
+/// weights fall by e^(−3.2) or faster away from the two largest.
 MV_HD MV_INLINE int poisson_ising_window_decide(float x0, float r1, float ra, float rb, float lambda, float f) {
   uint32_t ok;
   const int v = poisson_ising_window_decide_signs(x0, r1, ra, rb, lambda, f, ok);
@@ -438,7 +437,8 @@ struct PoissonIsingRule : PoissonIsingArrays {
   /// (lam_row · lam_col_split: one 16-byte load; Site: lam_site). s0, s1: the 8 columns' byte-wise neighbour sums
   /// (lattice_sums8 in sched/lattice/checkerboard_sweep.h). Returns the four site ids.
   template <int P>
-  __device__ __forceinline__ uint32_t strip_sites(int r, int gi, uint32_t s0, uint32_t s1, float* lam, uint32_t* off) const {
+  __device__ __forceinline__ uint32_t strip_sites(int r, int gi, uint32_t s0, uint32_t s1, float* lam,
+                                                  uint32_t* off) const {
     // The site's index in 32 bits (a lattice holds at most 8192² sites): a strip's rows share the arithmetic.
     const uint32_t at = static_cast<uint32_t>(r) * static_cast<uint32_t>(width) + 8u * static_cast<uint32_t>(gi);
     const uint32_t ids = *reinterpret_cast<const uint32_t*>(site_ids + (at + 4u * P));
@@ -460,13 +460,12 @@ struct PoissonIsingRule : PoissonIsingArrays {
     poisson_ising_strip_offsets<P>(ids, s0, s1, X, off);
     return ids;
   }
-  /// draw() of strip_sites' four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, from the window rows in
-  /// `table` (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at
-  /// f[j] = 128 + their coarse uniforms (poisson_ising_window_uniform; kPoissonIsingCoarseStep): the window draws
-  /// decide (poisson_ising_window_decide) or, rarely, the full draws from the global weights at the full uniforms
-  /// that fine(uf) fills in. The same bits as
-  /// draw() in the low byte of out[j] (the other bytes carry no meaning: lattice_merge4_byte0 in
-  /// sched/lattice/checkerboard_sweep.h merges them).
+  /// draw() of strip_sites' four sites c0 + P + 2j (j = 0 … 3) of row r, c0 = 8 · gi, from the window rows in `table`
+  /// (PoissonIsingTables::windows staged in shared memory, at most kPoissonIsingStripTableBytes) at f[j] = 128 + their
+  /// coarse uniforms (poisson_ising_window_uniform; kPoissonIsingCoarseStep): the window draws decide
+  /// (poisson_ising_window_decide) or, rarely, the full draws from the global weights at the full uniforms that
+  /// fine(uf) fills in. The same bits as draw() in the low byte of out[j] (the other bytes carry no meaning:
+  /// lattice_merge4_byte0 in sched/lattice/checkerboard_sweep.h merges them).
   template <int P, class Fine>
   __device__ __forceinline__ void draw4_strip(const float4* table, int r, int gi, uint32_t s0, uint32_t s1,
                                               const float* f, const Fine& fine, int* out) const {

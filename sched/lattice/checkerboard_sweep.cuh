@@ -306,7 +306,8 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
   }
 #pragma unroll
   for (int i = I0; i < N; ++i) {
-    if (r0 + 2 * i < height) ws[i * stride] = lattice_block(rule, keys, g0 + static_cast<uint32_t>(i * gpr), sweep, colour, 0u);
+    if (r0 + 2 * i < height)
+      ws[i * stride] = lattice_block(rule, keys, g0 + static_cast<uint32_t>(i * gpr), sweep, colour, 0u);
   }
 }
 
@@ -650,13 +651,13 @@ struct DeepTileShape {
   __host__ __device__ size_t smem_bytes() const { return static_cast<size_t>(tile_w()) * tile_h(); }
 };
 
-/// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid
-/// ⌈W/tw⌉ × ⌈H/th⌉ blocks, any 1D thread count up to 1024 (the launch bound: 64 registers), dynamic shared
-/// memory shape.smem_bytes() rounded up to 16 plus 4 · table_floats: the rule's weight table (rule.weights,
-/// table_floats floats) is staged there when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other
-/// colour's bytes with their unchanged values, while the neighbouring groups read those bytes. The values read
-/// cannot change, so the bits are the CPU's (the tests check them), but compute-sanitizer's racecheck reports
-/// these accesses as hazards; sweep_strips_resident_kernel avoids them with two copies of its band.
+/// `shape.sweeps` sweeps (numbered sweep0 …) from `in` to `out` (uint8, width a multiple of 8); grid ⌈W/tw⌉ × ⌈H/th⌉
+/// blocks, any 1D thread count up to 1024 (the launch bound: 64 registers), dynamic shared memory shape.smem_bytes()
+/// rounded up to 16 plus 4 · table_floats: the rule's weight table (rule.weights, table_floats floats) is staged there
+/// when table_floats > 0. The tile is updated in place: a group's 8-byte word is rewritten whole, its other colour's
+/// bytes with their unchanged values, while the neighbouring groups read those bytes. The values read cannot change, so
+/// the bits are the CPU's (the tests check them), but compute-sanitizer's racecheck reports these accesses as hazards;
+/// sweep_strips_resident_kernel avoids them with two copies of its band.
 template <class Rule>
 __global__ void __launch_bounds__(1024) deep_tile_kernel(Rule rule, const uint8_t* __restrict__ in,
                                                          uint8_t* __restrict__ out, int width, int height,
