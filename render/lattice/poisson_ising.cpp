@@ -32,6 +32,7 @@ double up_to_coarse_step(double v) { return std::ceil(v / kPoissonIsingCoarseSte
 /// PoissonIsingTables::windows from the weights (their float values taken as exact).
 void build_windows(PoissonIsingTables& t) {
   const int X = t.X;
+  const double slack = poisson_ising_window_slack(X);
   // Rows that never decide: 128 + A = +∞ (poisson_ising_window_decide_signs).
   const size_t rows = (static_cast<size_t>(X) + 1) * 5 * (4 * static_cast<size_t>(X) + 1);
   t.windows.assign(rows * 4, 0.f);
@@ -54,8 +55,8 @@ void build_windows(PoissonIsingTables& t) {
           double L = 0.0, H = 0.0;
           for (int y = 0; y < x0; ++y) L += std::pow(lmin, y - x0) * g[y];
           for (int y = x0 + 2; y <= xm; ++y) H += std::pow(lmax, y - x0) * g[y];
-          const double a = L / wmin * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack;
-          const double b = H / wmax * (1.0 + 1.0 / 1024) + kPoissonIsingWindowSlack + kPoissonIsingCoarseStep;
+          const double a = L / wmin * (1.0 + 1.0 / 1024) + slack;
+          const double b = H / wmax * (1.0 + 1.0 / 1024) + slack + kPoissonIsingCoarseStep;
           if (a >= 0.5 || b >= 0.5) continue;
           if (best < 0 || a + b < best_a + best_b) {
             best = x0;

@@ -96,9 +96,18 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
   }
 }
 
-/// Slack of the window draw's bounds, in units of the window's mass: covers the rounding of both the full
-/// draw (at most about 80 · 2⁻²⁴ of Z for x_max ≤ 36) and the window draw's own (a few 2⁻²⁴), 6× over.
-inline constexpr double kPoissonIsingWindowSlack = 1.0 / 32768.0;
+/// Slack of the window draw's bounds A and B for a table whose x_max is at most X, in units of the window's mass
+/// W: (8X + 32) · 2⁻²⁴ (4.8 · 10⁻⁶ at X = 6), over twice what the roundings can move a comparison (ε = 2⁻²⁴):
+/// - the full draw's (poisson_ising_draw): the weight of x carries x rounded products and at most X + 1 − x
+///   rounded sums, so each cumulative sum c(x) and Z are within (X + 1)εZ of their exact values, and t = u · Z
+///   one rounding more: c(x) − t is within (2X + 3)εZ of its exact value, and Z < 2W (A and B are below ½);
+/// - the window draw's own (poisson_ising_window_decide_parts): W from the rounded ratio and one fused
+///   multiply-add is within 2εW, which moves (A − u)W and (u + B)W by at most 3εW; its other operations are exact
+///   or decide by the sign of a single rounding, which rounding does not change.
+/// Together (4X + 9)εW. The table's bounds widen by this slack and round up to kPoissonIsingCoarseStep
+/// (build_windows in render/lattice/poisson_ising.cpp); the tests check the window draw against the full draw at
+/// and around every boundary of the full draw.
+constexpr double poisson_ising_window_slack(int X) { return (8.0 * X + 32.0) / 16777216.0; }
 
 /// Resolution of the uniform the window draw decides from: the kernels draw a site's uniform in two parts, a
 /// coarse one u₁₆ = k · 2⁻¹⁶ (16 random bits) and, only where the window cannot decide, 8 more bits that make
@@ -140,7 +149,7 @@ MV_HD MV_INLINE uint32_t poisson_ising_float_bits(float f) {
 /// (exact: (128 + A) − f), [u₁₆ > A] (u₁₆W > AW) as the sign of t, [d > AW] as the sign of
 /// fma(t, W, 1) = (A − u₁₆)W + 1, v = u₁₆ + B (exact: f + (B − 128)), [v < 1] as the sign of v − 1, and
 /// [vW < 1] (d < −BW) as the sign of fma(v, W, −1). W and the two fused operations round once each, so each
-/// compare is off by a few 2⁻²⁴ W at most, which kPoissonIsingWindowSlack covers.
+/// compare is off by a few 2⁻²⁴ W at most, which poisson_ising_window_slack covers.
 MV_HD MV_INLINE uint32_t poisson_ising_window_decide_parts(float x0, float r1, float ra, float rb, float lambda,
                                                            float f, uint32_t& c, uint32_t& tw) {
   const float w = fma_rn(lambda, r1, 1.f);
@@ -401,7 +410,8 @@ struct PoissonIsingRule : PoissonIsingArrays {
     const float lr = Site ? 1.f : lam_row[r];
     if constexpr (Window) {
       // The four window draws without a branch, then the full draw for those that did not decide (rare:
-      // about 0.02 % of the sites, and 2 % of the warps' groups, at the benchmark's model, docs/perf.md).
+      // about 0.013 % of the sites, and 1.7 % of a warp's rows of 32 groups, at the benchmark's model,
+      // docs/perf.md).
       uint32_t i[4];
       float lam[4];
       bool all = true;
