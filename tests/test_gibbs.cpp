@@ -266,6 +266,25 @@ TEST(Gibbs, WindowDrawAtTheCoarseUniformHoldsForEveryFineOne) {
   }
 }
 
+TEST(Gibbs, WindowBoundsOfTheChainsCommonestSitesAreTheCoarseStepsFloor) {
+  // At the benchmark's γ 0.8 the chain's sites are mostly 0 (mean x about 0.04), so most draws are of a site with
+  // four neighbours summing to 0. There the window is x₀ = 0 with no tail below it and a tail above it far below
+  // one coarse step, so the bounds are as tight as the coarse uniform allows: A one step (the slack rounded up)
+  // and B two (the step itself, and the tail and the slack rounded up). A wider slack, 2⁻¹⁵, made them 2 and 4
+  // steps and the window undecided at 1.6 times as many of these sites.
+  const PoissonIsingTables t = make_poisson_ising_tables(0.8, 6);
+  ASSERT_LT(poisson_ising_window_slack(6), kPoissonIsingCoarseStep / 2);
+  ASSERT_GE(poisson_ising_window_slack(6), (4 * 6 + 9) / 16777216.0) << "the rounding bound the slack covers";
+  for (int xm = 1; xm <= 6; ++xm) {
+    const float* w = t.window(xm, 4, 0);
+    uint32_t x0;
+    std::memcpy(&x0, &w[0], sizeof x0);
+    EXPECT_EQ(x0, 0u) << "xm " << xm;
+    EXPECT_EQ(w[2] - kPoissonIsingWindowBias, static_cast<float>(kPoissonIsingCoarseStep)) << "A at xm " << xm;
+    EXPECT_EQ(w[3] + kPoissonIsingWindowBias, static_cast<float>(2 * kPoissonIsingCoarseStep)) << "B at xm " << xm;
+  }
+}
+
 TEST(Gibbs, SitesDrawTheirUniformsFromTheDocumentedPhiloxWords) {
   // checkerboard_sweep.h's numbering, written out: rows 2i, 2i + 1 and columns 8g … 8g + 7 share a coarse and a
   // fine block per colour; the j-th colour-c site of row 2i + h takes half h of the coarse word j (h = 0: the high
