@@ -271,7 +271,7 @@ TEST(Gibbs, WindowBoundsOfTheChainsCommonestSitesAreTheCoarseStepsFloor) {
   // four neighbours summing to 0. There the window is x₀ = 0 with no tail below it and a tail above it far below
   // one coarse step, so the bounds are as tight as the coarse uniform allows: A one step (the slack rounded up)
   // and B two (the step itself, and the tail and the slack rounded up). A wider slack, 2⁻¹⁵, made them 2 and 4
-  // steps and the window undecided at 1.6 times as many of these sites.
+  // steps and the window undecided at about 1.7 times as many of these sites (docs/perf.md).
   const PoissonIsingTables t = make_poisson_ising_tables(0.8, 6);
   ASSERT_LT(poisson_ising_window_slack(6), kPoissonIsingCoarseStep / 2);
   ASSERT_GE(poisson_ising_window_slack(6), (4 * 6 + 9) / 16777216.0) << "the rounding bound the slack covers";
