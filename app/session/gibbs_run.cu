@@ -502,10 +502,11 @@ ResidentPlan resident_plan(const void* kernel, int W, int H, int threads, int ta
 template <class Rule>
 bool launch_strips_resident(const Rule& rule, uint8_t* x, int W, int H, uint32_t seed, uint32_t first, uint32_t n,
                             int bw, int bh, int table_bytes, DeviceBuffer<unsigned long long>& exchange) {
-  const bool tall = bw * bh <= 4096 / 8;
-  const int R = tall ? 8 : 4;
-  const void* kernel = tall ? reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, 8>)
-                            : reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, 4>);
+  constexpr int kTall = 2 * kLatticeStripRows;
+  const bool tall = bw * bh <= lattice_strip_max_threads(kTall);
+  const int R = tall ? kTall : kLatticeStripRows;
+  const void* kernel = tall ? reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, kTall>)
+                            : reinterpret_cast<const void*>(sweep_strips_resident_kernel<Rule, kLatticeStripRows>);
   const ResidentPlan plan = resident_plan(kernel, W, H, bw * bh, table_bytes, R);
   if (plan.band_strip_rows == 0) return false;
   exchange.resize(lattice_strips_resident_exchange_words(plan.bands, W));

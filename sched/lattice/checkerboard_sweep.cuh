@@ -181,6 +181,11 @@ __global__ void __launch_bounds__(1024) sweep_persistent_kernel(Rule rule, uint8
 /// Rows per strip of sweep_strips_kernel (even: a strip's first row has the parity of its colour).
 inline constexpr int kLatticeStripRows = 4;
 
+/// The launch bound of the kernels with strips of `rows` rows (sweep_strips_ahead_kernel,
+/// sweep_strips_resident_kernel): blocks of at most 4096 / rows threads, so that a block's threads get 16 · rows
+/// registers each of an SM's 65,536 (64 at 4 rows, 128 at 8).
+constexpr int lattice_strip_max_threads(int rows) { return 4096 / rows; }
+
 /// Copies the window table (`table_bytes`, a multiple of 16) from `windows` in global memory to `table` in
 /// shared memory, thread t of the block's nthreads taking the 16-byte words t, t + nthreads, … The caller
 /// synchronises the block before the table is read.
@@ -363,13 +368,13 @@ inline size_t lattice_strips_ahead_smem(int table_bytes, int threads, int rows =
 /// blocks are computed after the barrier, while the strip's loads are in flight (K = 1, docs/perf.md). Every strip's
 /// rows are loaded before its first store (lattice_strip_preloaded), and a thread's strips are stepped without a
 /// division. The counters do not depend on the state, so the bits are
-/// sweep_strips_kernel's. Same launch contract (blocks of at most 4096 / R threads: 64 registers at R = 4), with
+/// sweep_strips_kernel's. Same launch contract (blocks of at most lattice_strip_max_threads(R) threads), with
 /// lattice_strips_ahead_smem(table_bytes, threads, R) bytes of dynamic shared memory (over 48 KiB: the launch
 /// raises cudaFuncAttributeMaxDynamicSharedMemorySize).
 template <class Rule, int K = 1, int R = kLatticeStripRows>
-__global__ void __launch_bounds__(4096 / R) sweep_strips_ahead_kernel(Rule rule, uint8_t* x, int width, int height,
-                                                                  LatticeKeys keys, uint32_t sweep0, int sweeps,
-                                                                  int table_bytes) {
+__global__ void __launch_bounds__(lattice_strip_max_threads(R))
+    sweep_strips_ahead_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
+                              int sweeps, int table_bytes) {
   static_assert(R % 2 == 0, "a strip starts at an even row");
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
@@ -497,13 +502,12 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// arrival and the wait where it is split), while the strips at the band's edges wait for their halo; later strips
 /// (more strips than threads) compute theirs in the half-sweep. A strip draws its rows 1 … R − 2, which never need a
 /// halo, first, while the halo's load is in flight, then row 0 and row R − 1. The Philox counters and draws are
-/// sweep_strips_kernel's: the same bits. Width a multiple of 8; any height; any block of at most 4096 / R threads;
-/// lattice_strips_resident_smem bytes of dynamic shared memory.
+/// sweep_strips_kernel's: the same bits. Width a multiple of 8; any height; any block of at most
+/// lattice_strip_max_threads(R) threads; lattice_strips_resident_smem bytes of dynamic shared memory.
 template <class Rule, int R = kLatticeStripRows>
-__global__ void __launch_bounds__(4096 / R) sweep_strips_resident_kernel(Rule rule, uint8_t* x, int width, int height,
-                                                                     LatticeKeys keys, uint32_t sweep0, int sweeps,
-                                                                     int table_bytes, int band_strip_rows,
-                                                                     unsigned long long* exchange) {
+__global__ void __launch_bounds__(lattice_strip_max_threads(R))
+    sweep_strips_resident_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
+                                 int sweeps, int table_bytes, int band_strip_rows, unsigned long long* exchange) {
   static_assert(R % 2 == 0 && R >= 4, "strips of whole row pairs, with rows that need no halo");
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
