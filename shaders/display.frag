@@ -3,7 +3,7 @@
 // tone-mapped film. Tone mapping and the heat-map overlay happen before, in render/tonemap.h, so the
 // window shows exactly what screenshots save.
 //
-// Split view (Kerbl 2012 Fig 8, app/gui/split_view.h): film columns [0, u_split_column) come from u_film
+// Split view (Kerbl 2012 Fig 8, app/session/split.h): film columns [0, u_split_column) come from u_film
 // (the left session), the others from u_film_right (the right session, same size), and a thin amber
 // line about two screen pixels wide marks the divider. u_split_column < 0: single view, u_film only.
 
