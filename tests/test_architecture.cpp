@@ -78,11 +78,11 @@ TEST(Architecture, CitedRepositoryPathsExist) {
   MV_REQUIRE_SOURCE_TREE();
   // A path that starts at a top-level folder of the repository and names a file by its extension.
   const std::regex cited(
-      R"re(\b((?:base|render|sched|app|tests|docs|tools|scenes|assets|shaders)/[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(?:h|cuh|cpp|cu|md|py|sh|json|exr|csv|png))\b)re");
+      R"re(\b((?:base|render|sched|app|tests|docs|tools|scenes|assets|shaders)/[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(?:h|cuh|cpp|cu|md|py|sh|json|exr|csv|png|frag|vert))\b)re");
   std::vector<fs::path> files;
-  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs"})
+  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs", "shaders", "assets"})
     for (const fs::path& p : files_under(d, [](const fs::path& q) {
-           return is_source(q) || q.extension() == ".md";
+           return is_source(q) || q.extension() == ".md" || q.extension() == ".frag" || q.extension() == ".vert";
          }))
       files.push_back(p);
   files.push_back(kRoot / "README.md");
