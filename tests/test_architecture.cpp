@@ -1,4 +1,4 @@
-// The architecture's rules, checked on the source tree (docs/architecture.md, "What may include what"):
+// The architecture's rules, checked on the source tree (docs/architecture.md, "Folders and what may include what"):
 //   - base/ includes only base/; render/ only base/ and render/; sched/ only base/ and sched/;
 //   - every repository path that a source file or a document cites exists;
 //   - nothing cites a document or a tracker that the repository does not contain.
