@@ -26,8 +26,8 @@ double lambda_at(double v) {
   return r * r;
 }
 
-/// v ≥ 0 rounded up to a multiple of 2⁻¹⁶.
-double up_to_coarse_step(double v) { return std::ceil(v / kPoissonIsingCoarseStep) * kPoissonIsingCoarseStep; }
+/// v ≥ 0 rounded up to a multiple of `grid` (a power of two).
+double round_up_to(double v, double grid) { return std::ceil(v / grid) * grid; }
 
 /// PoissonIsingTables::windows from the weights (their float values taken as exact).
 void build_windows(PoissonIsingTables& t) {
@@ -69,9 +69,10 @@ void build_windows(PoissonIsingTables& t) {
         const uint32_t x0 = static_cast<uint32_t>(best);
         std::memcpy(&w[0], &x0, sizeof x0);
         w[1] = static_cast<float>(static_cast<double>(g[best + 1]) / g[best]);
-        // A and B up to multiples of 2⁻¹⁶ (< ½): 128 + A and B − 128 are then exact floats.
-        w[2] = static_cast<float>(kPoissonIsingWindowBias + up_to_coarse_step(best_a));
-        w[3] = static_cast<float>(up_to_coarse_step(best_b) - kPoissonIsingWindowBias);
+        // A up to a multiple of 2⁻¹⁶ and B of 2⁻¹⁷ (both < ½): 128 + A (in [128, 128.5), where floats are 2⁻¹⁶ apart)
+        // and B − 128 (in (−128, −127.5], 2⁻¹⁷ apart) are then exact floats.
+        w[2] = static_cast<float>(kPoissonIsingWindowBias + round_up_to(best_a, kPoissonIsingCoarseStep));
+        w[3] = static_cast<float>(round_up_to(best_b, kPoissonIsingCoarseStep / 2) - kPoissonIsingWindowBias);
       }
   }
 }

@@ -104,8 +104,8 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 /// - the window draw's own (poisson_ising_window_decide_parts): W from the rounded ratio and one fused
 ///   multiply-add is within 2εW, which moves (A − u)W and (u + B)W by at most 3εW; its other operations are exact
 ///   or decide by the sign of a single rounding, which rounding does not change.
-/// Together (4X + 9)εW. The table's bounds widen by this slack and round up to kPoissonIsingCoarseStep
-/// (build_windows in render/lattice/poisson_ising.cpp); the tests check the window draw against the full draw at
+/// Together (4X + 9)εW. The table's bounds widen by this slack and round up to the grids on which 128 + A and B − 128
+/// are exact floats, 2⁻¹⁶ for A and 2⁻¹⁷ for B (build_windows in render/lattice/poisson_ising.cpp); the tests check the window draw against the full draw at
 /// and around every boundary of the full draw.
 constexpr double poisson_ising_window_slack(int X) { return (8.0 * X + 32.0) / 16777216.0; }
 
@@ -244,7 +244,7 @@ struct PoissonIsingTables {
   /// ((xm · 5 + k) · (4X+1) + S) · 4: {x₀, g'(x₀+1) / g'(x₀), 128 + A, B − 128} (x₀ as the bits of the first
   /// float), x₀ ∈ [0, xm − 1] the window of the smallest A + B over xm's λ range (λ + 5√λ ∈ (xm − 1, xm], and
   /// (0, 1] for xm = 1), B including kPoissonIsingCoarseStep (the window decides from a site's coarse uniform),
-  /// A and B rounded up to multiples of 2⁻¹⁶ (so 128 + A and B − 128 are exact floats);
+  /// A rounded up to a multiple of 2⁻¹⁶ and B to one of 2⁻¹⁷ (so 128 + A and B − 128 are exact floats);
   /// {0, 0, +∞, 0} (never decides) where A or B ≥ ½, or where λ^x₀ W could come near float underflow (< 2⁻⁸⁰).
   std::vector<float> windows;
   /// Floats per row: X+1 rounded up to 4, at least 8 (the unrolled draw reads 8).
