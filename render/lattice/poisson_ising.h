@@ -410,7 +410,7 @@ struct PoissonIsingRule : PoissonIsingArrays {
     const float lr = Site ? 1.f : lam_row[r];
     if constexpr (Window) {
       // The four window draws without a branch, then the full draw for those that did not decide (rare:
-      // about 0.013 % of the sites, and 1.7 % of a warp's rows of 32 groups, at the benchmark's model,
+      // about 0.011 % of the sites, and 1.3 % of a warp's rows of 32 groups, at the benchmark's model,
       // docs/perf.md).
       uint32_t i[4];
       float lam[4];
