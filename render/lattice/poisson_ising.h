@@ -104,9 +104,9 @@ MV_HD MV_INLINE int poisson_ising_draw(const float* row, float lambda, int xm, f
 /// - the window draw's own (poisson_ising_window_decide_parts): W from the rounded ratio and one fused
 ///   multiply-add is within 2εW, which moves (A − u)W and (u + B)W by at most 3εW; its other operations are exact
 ///   or decide by the sign of a single rounding, which rounding does not change.
-/// Together (4X + 9)εW. The table's bounds widen by this slack and round up to the grids on which 128 + A and B − 128
-/// are exact floats, 2⁻¹⁶ for A and 2⁻¹⁷ for B (build_windows in render/lattice/poisson_ising.cpp); the tests check the window draw against the full draw at
-/// and around every boundary of the full draw.
+/// Together (4X + 9)εW. The table's bounds widen by this slack and round up to the grids on which 128 + A and
+/// B − 128 are exact floats, 2⁻¹⁶ for A and 2⁻¹⁷ for B (build_windows in render/lattice/poisson_ising.cpp); the
+/// tests check the window draw against the full draw at and around every boundary of the full draw.
 constexpr double poisson_ising_window_slack(int X) { return (8.0 * X + 32.0) / 16777216.0; }
 
 /// Resolution of the uniform the window draw decides from: the kernels draw a site's uniform in two parts, a
