@@ -47,6 +47,21 @@ std::string where(const fs::path& p, size_t line) {
   return fs::relative(p, kRoot).string() + ":" + std::to_string(line + 1);
 }
 
+/// The files whose comments and prose cite others (what the citation checks read): the source files, documents
+/// and shaders under the folders that hold them, and the top-level README.md, CMakeLists.txt and Makefile.
+std::vector<fs::path> citing_files() {
+  std::vector<fs::path> files;
+  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs", "shaders", "assets"})
+    for (const fs::path& p : files_under(d, [](const fs::path& q) {
+           return is_source(q) || q.extension() == ".md" || q.extension() == ".frag" || q.extension() == ".vert";
+         }))
+      files.push_back(p);
+  files.push_back(kRoot / "README.md");
+  files.push_back(kRoot / "CMakeLists.txt");
+  files.push_back(kRoot / "Makefile");
+  return files;
+}
+
 #define MV_REQUIRE_SOURCE_TREE()                                                             \
   do {                                                                                       \
     if (!fs::exists(kRoot / "base" / "work.h"))                                              \
@@ -79,17 +94,8 @@ TEST(Architecture, CitedRepositoryPathsExist) {
   // A path that starts at a top-level folder of the repository and names a file by its extension.
   const std::regex cited(
       R"re(\b((?:base|render|sched|app|tests|docs|tools|scenes|assets|shaders)/[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(?:h|cuh|cpp|cu|md|py|sh|json|exr|csv|png|frag|vert))\b)re");
-  std::vector<fs::path> files;
-  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs", "shaders", "assets"})
-    for (const fs::path& p : files_under(d, [](const fs::path& q) {
-           return is_source(q) || q.extension() == ".md" || q.extension() == ".frag" || q.extension() == ".vert";
-         }))
-      files.push_back(p);
-  files.push_back(kRoot / "README.md");
-  files.push_back(kRoot / "CMakeLists.txt");
-  files.push_back(kRoot / "Makefile");
   size_t checked = 0;
-  for (const fs::path& p : files) {
+  for (const fs::path& p : citing_files()) {
     const bool prose = p.extension() == ".md";
     const auto lines = lines_of(p);
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -130,13 +136,12 @@ TEST(Architecture, NoCitationsOfDocumentsOutsideTheRepository) {
   // The target-shape document and the issue tracker are not part of the repository: code and docs cite
   // docs/architecture.md and say what the code does instead.
   const std::regex outside(R"re(ARCHITECTURE\.md|\b[Ii]ssues? #?[0-9]+)re");
-  for (const char* d : {"base", "render", "sched", "app", "tests", "tools", "docs"})
-    for (const fs::path& p : files_under(d, [](const fs::path& q) { return is_source(q) || q.extension() == ".md"; })) {
-      if (p.filename() == "test_architecture.cpp") continue;
-      const auto lines = lines_of(p);
-      for (size_t i = 0; i < lines.size(); ++i)
-        EXPECT_FALSE(std::regex_search(lines[i], outside)) << where(p, i) << ": " << lines[i];
-    }
+  for (const fs::path& p : citing_files()) {
+    if (p.filename() == "test_architecture.cpp") continue;
+    const auto lines = lines_of(p);
+    for (size_t i = 0; i < lines.size(); ++i)
+      EXPECT_FALSE(std::regex_search(lines[i], outside)) << where(p, i) << ": " << lines[i];
+  }
 }
 
 }  // namespace
