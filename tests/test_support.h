@@ -21,6 +21,7 @@
 #include "app/session/session.h"
 #include "base/errors.h"
 #include "render/gpu.h"
+#include "render/metrics.h"
 #include "render/pathtracer/patch_workload.h"
 #include "render/pathtracer/scene.h"
 
@@ -189,6 +190,20 @@ inline std::vector<float> render_mean_image(PatchWorkload& w, const std::string&
   }
   w.make_current(Side::Host);
   return w.film().mean_rgb();
+}
+
+/// Expects the mean image `gpu` of a render to match the CPU's `cpu` of the same samples far more closely than
+/// `other`, a render with another seed, matches it: MSE(cpu, gpu) < 2 % of MSE(cpu, other), and the latter > 0.
+/// All three are RGB floats of the same film.
+inline void expect_same_samples_image(const std::vector<float>& cpu, const std::vector<float>& gpu,
+                                      const std::vector<float>& other) {
+  ASSERT_EQ(cpu.size(), gpu.size());
+  ASSERT_EQ(cpu.size(), other.size());
+  const size_t px = cpu.size() / 3;
+  const double gpu_vs_cpu = mse_images(cpu.data(), gpu.data(), px);
+  const double noise = mse_images(cpu.data(), other.data(), px);
+  EXPECT_GT(noise, 0.0);
+  EXPECT_LT(gpu_vs_cpu, 0.02 * noise) << "GPU-CPU MSE " << gpu_vs_cpu << " vs seed-to-seed MSE " << noise;
 }
 
 /// Runs `f`, expecting an InputError whose file is `file`, whose field is `field`, whose message starts
