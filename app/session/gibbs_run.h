@@ -55,9 +55,10 @@ struct GibbsSettings {
   /// BigCrush, base/philox.h), the knob's two choices. Another stream of random numbers: another chain, on
   /// every strategy alike.
   int philox_rounds = 10;
-  /// Threads per block. 32 × 32 is gibbs-persistent's best (one block per SM: the grid barrier waits on the
-  /// fewest blocks); the document's best for its kernel on the H100 is 32 × 4.
-  int block_width = 32, block_height = 32;
+  /// Threads per block. 32 × 16 is gibbs-resident's best: blocks of at most 512 threads take strips of 8 rows
+  /// (docs/perf.md, "The default block shape: 32 × 16"); gibbs-persistent and gibbs-window run best at 32 × 32.
+  /// The document's best for its kernel on the H100 is 32 × 4.
+  int block_width = 32, block_height = 16;
   bool padding = false;             ///< the document's shared-memory row padding (+6 at width 8, +2 at width 4)
   int thinning = 500;               ///< keep every thinning-th sweep for the running mean
   int tile_width = 128, tile_height = 64;  ///< gibbs-deep: interior tile in sites
