@@ -182,7 +182,10 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 void add_gibbs_bench_options(CLI::App& bench, GibbsBenchCommand& g) {
-  bench.add_option("--block", g.block, "gibbs: block shape WxH threads (grid configuration; default 32x16)")
+  const GibbsSettings knob_defaults;
+  bench.add_option("--block", g.block,
+                   "gibbs: block shape WxH threads (grid configuration; default " +
+                       std::to_string(knob_defaults.block_width) + "x" + std::to_string(knob_defaults.block_height) + ")")
       ->check(cli::non_empty("WxH"));
   bench.add_option("--padding", g.padding, "gibbs: the document's shared-memory padding, on or off")
       ->check(cli::one_of({"on", "off"}));

@@ -15,7 +15,7 @@ namespace mv {
 
 struct GibbsBenchCommand {
   std::vector<std::string> strategies;  ///< --strategy (default: every GPU strategy, or gibbs-cpu)
-  std::string block;                    ///< --block WxH (default: the knob's 32x16)
+  std::string block;                    ///< --block WxH (default: the knob's, GibbsSettings)
   std::string padding;                  ///< --padding on|off ("" = the knob's default, off)
   uint64_t sweeps = 0;                  ///< --sweeps N timed per repeat (0: 20,000, or 200 with --sweep-blocks)
   int repeat = 5;                       ///< --repeat (with --sweep-blocks: 32 unless given)
