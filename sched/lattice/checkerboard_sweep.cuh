@@ -285,9 +285,25 @@ __global__ void __launch_bounds__(1024) sweep_strips_kernel(Rule rule, uint8_t* 
   }
 }
 
+/// The coarse Philox blocks i = I0 … I1 − 1 of one strip's half-sweep of colour `colour` at sweep `sweep`: block i is
+/// row pair i's, counter (g0 + i · gpr, sweep, colour, 0) with g0 = ⌊r0/2⌋ · W/8 + gi (as in lattice_strip_rows), all
+/// computed round by round (philox4x32_round_keys_n) into c[i − I0].
+template <int I0, int I1, class Rule>
+__device__ __forceinline__ void lattice_strip_blocks(const Rule& rule, const LatticeKeys& keys, uint32_t g0, int gpr,
+                                                     uint32_t sweep, uint32_t colour, uint32_t (&c)[I1 - I0][4]) {
+#pragma unroll
+  for (int i = I0; i < I1; ++i) {
+    c[i - I0][0] = g0 + static_cast<uint32_t>(i * gpr);
+    c[i - I0][1] = sweep;
+    c[i - I0][2] = colour;
+    c[i - I0][3] = 0u;
+  }
+  philox4x32_round_keys_n(c, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+}
+
 /// Stores the coarse Philox blocks of one strip's half-sweep of colour `colour` at sweep `sweep` (r0 even): block i
-/// (I0 ≤ i < R/2), of the row pair r0 + 2i, r0 + 2i + 1 (counter (⌊r0/2⌋ · W/8 + i · W/8 + gi, sweep, colour, 0), as in
-/// lattice_strip_rows), goes to ws[i · stride]. Pairs at or past `height` get no block.
+/// (I0 ≤ i < R/2), of the row pair r0 + 2i, r0 + 2i + 1 (lattice_strip_blocks), goes to ws[i · stride]. Pairs at or
+/// past `height` get no block.
 template <int R, int I0, class Rule>
 __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const LatticeKeys& keys, uint32_t sweep,
                                                     uint32_t colour, int r0, int gpr, int gi, int height, uint4* ws,
@@ -295,16 +311,9 @@ __device__ __forceinline__ void lattice_strip_words(const Rule& rule, const Latt
   static_assert(R % 2 == 0, "a strip is whole row pairs");
   constexpr int N = R / 2;
   const uint32_t g0 = static_cast<uint32_t>(r0 >> 1) * static_cast<uint32_t>(gpr) + static_cast<uint32_t>(gi);
-  if (r0 + R <= height) {  // every row in the lattice: the blocks round by round (philox4x32_round_keys_n)
+  if (r0 + R <= height) {  // every row in the lattice: the blocks round by round
     uint32_t c[N - I0][4];
-#pragma unroll
-    for (int i = I0; i < N; ++i) {
-      c[i - I0][0] = g0 + static_cast<uint32_t>(i * gpr);
-      c[i - I0][1] = sweep;
-      c[i - I0][2] = colour;
-      c[i - I0][3] = 0u;
-    }
-    philox4x32_round_keys_n(c, keys.k0, kLatticeKeyHi, rule.rng_rounds);
+    lattice_strip_blocks<I0, N>(rule, keys, g0, gpr, sweep, colour, c);
 #pragma unroll
     for (int i = I0; i < N; ++i) ws[i * stride] = make_uint4(c[i - I0][0], c[i - I0][1], c[i - I0][2], c[i - I0][3]);
     return;
@@ -454,12 +463,22 @@ __device__ __forceinline__ uint2 lattice_exchange_wait(const unsigned long long*
 /// slower with it and keep the plain barrier.
 constexpr bool lattice_resident_split_barrier(int rows) { return rows == kLatticeStripRows; }
 
+/// Whether sweep_strips_resident_kernel's strips of R rows compute their first strip's random words of the next
+/// half-sweep beside their interior rows, where the schedulers interleave the Philox rounds with the rows' draws
+/// (half of the row pairs' blocks beside row 1, the others beside row R / 2), rather than after the rows: strips of 8
+/// rows, whose threads have 128 registers. They need a second set of words, since the half-sweep's own are still read.
+/// Measured on the H100 (docs/perf.md, "The resident kernel's next random words beside its rows"): 1.3 % faster in
+/// 512-thread blocks; strips of 4 rows spill at 64 registers and compute them after their rows.
+constexpr bool lattice_resident_words_in_rows(int rows) { return rows > kLatticeStripRows; }
+
 /// Dynamic shared memory of sweep_strips_resident_kernel: the window table (table_bytes, a multiple of 16), a
-/// 16-byte coarse block per row pair of a strip and thread, then the band twice (the half-sweep reads one copy and
-/// writes the other), each band_strip_rows · R rows of `width` bytes.
+/// 16-byte coarse block per row pair of a strip and thread (two sets of them where lattice_resident_words_in_rows),
+/// then the band twice (the half-sweep reads one copy and writes the other), each band_strip_rows · R rows of `width`
+/// bytes.
 inline size_t lattice_strips_resident_smem(int table_bytes, int threads, int band_strip_rows, int width,
                                            int rows = 4) {
-  return lattice_strips_ahead_smem(table_bytes, threads, rows) +
+  const size_t sets = lattice_resident_words_in_rows(rows) ? 2 : 1;
+  return static_cast<size_t>(table_bytes) + sets * 16 * static_cast<size_t>(rows / 2) * threads +
          2 * static_cast<size_t>(band_strip_rows) * rows * static_cast<size_t>(width);
 }
 
@@ -498,23 +517,29 @@ inline size_t lattice_strips_resident_exchange_words(int bands, int width) {
 /// waits for its neighbours' first, so a neighbour's halo read precedes the band's store. `exchange` must be zero at
 /// the launch's start.
 ///
-/// Each thread's first strip's random words of the next half-sweep are computed before the block barrier (between the
-/// arrival and the wait where it is split), while the strips at the band's edges wait for their halo; later strips
-/// (more strips than threads) compute theirs in the half-sweep. A strip draws its rows 1 … R − 2, which never need a
-/// halo, first, while the halo's load is in flight, then row 0 and row R − 1. The Philox counters and draws are
-/// sweep_strips_kernel's: the same bits. Width a multiple of 8; any height; any block of at most
-/// lattice_strip_max_threads(R) threads; lattice_strips_resident_smem bytes of dynamic shared memory.
+/// Each thread's first strip's random words of the next half-sweep are computed beside its interior rows, into the
+/// other of two sets, where lattice_resident_words_in_rows(R); otherwise before the block barrier (between the arrival
+/// and the wait where it is split), while the strips at the band's edges wait for their halo. Later strips (more
+/// strips than threads) compute theirs at their start (and, beside their rows, the first strip's next ones again). A
+/// strip draws its rows 1 … R − 2, which never need a halo, first, while the halo's load is in flight, then row 0 and
+/// row R − 1. The Philox counters and draws are sweep_strips_kernel's: the same bits. Width a multiple of 8; any
+/// height; any block of at most lattice_strip_max_threads(R) threads; lattice_strips_resident_smem bytes of dynamic
+/// shared memory.
 template <class Rule, int R = kLatticeStripRows>
 __global__ void __launch_bounds__(lattice_strip_max_threads(R))
     sweep_strips_resident_kernel(Rule rule, uint8_t* x, int width, int height, LatticeKeys keys, uint32_t sweep0,
                                  int sweeps, int table_bytes, int band_strip_rows, unsigned long long* exchange) {
   static_assert(R % 2 == 0 && R >= 4, "strips of whole row pairs, with rows that need no halo");
+  static_assert(!lattice_resident_words_in_rows(R) || (R % 4 == 0 && R / 2 > 1),
+                "the next words in two groups of R / 4 row pairs, beside rows 1 and R / 2");
   extern __shared__ float4 lattice_strip_table[];
   const int nthreads = static_cast<int>(blockDim.x * blockDim.y);
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
   lattice_stage_table(lattice_strip_table, rule.windows, table_bytes, t, nthreads);
-  uint4* const ws = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
-  uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + (R / 2) * nthreads);
+  constexpr bool in_rows = lattice_resident_words_in_rows(R);
+  constexpr int sets = in_rows ? 2 : 1;
+  uint4* const ws0 = reinterpret_cast<uint4*>(lattice_strip_table + table_bytes / 16) + t;
+  uint8_t* const band = reinterpret_cast<uint8_t*>(lattice_strip_table + table_bytes / 16 + sets * (R / 2) * nthreads);
   const size_t band_bytes = static_cast<size_t>(band_strip_rows) * R * static_cast<size_t>(width);
   const int gpr = width / 8, srows = (height + R - 1) / R;
   const int b = static_cast<int>(blockIdx.x), bands = static_cast<int>(gridDim.x);
@@ -529,7 +554,15 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
   }
   // The thread's first strip (band-local strip row lsr0, group gi0) and the step to its next (nthreads strips on).
   const int lsr0 = t / gpr, gi0 = t - lsr0 * gpr, sr_step = nthreads / gpr, gi_step = nthreads - sr_step * gpr;
-  if (t < strips) lattice_strip_words<R, 0>(rule, keys, sweep0, 0u, r_begin + R * lsr0, gpr, gi0, height, ws, nthreads);
+  if (t < strips)
+    lattice_strip_words<R, 0>(rule, keys, sweep0, 0u, r_begin + R * lsr0, gpr, gi0, height, ws0, nthreads);
+  // The first strip's counter base (lattice_strip_blocks) and its row pairs in the lattice (bit i: pair i), for its
+  // next words beside the rows.
+  const uint32_t g_first = static_cast<uint32_t>((r_begin + R * lsr0) >> 1) * static_cast<uint32_t>(gpr) +
+                           static_cast<uint32_t>(gi0);
+  uint32_t pairs_first = 0;
+  for (int i = 0; i < R / 2; ++i)
+    if (t < strips && r_begin + R * lsr0 + 2 * i < height) pairs_first |= 1u << i;
   constexpr bool split = lattice_resident_split_barrier(R);
   // cuda::barrier's constructor is trivial on the device; init() sets it up (the CUDA Programming Guide's pattern).
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -540,6 +573,10 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
   const size_t slot_words = static_cast<size_t>(bands) * 2 * gpr;
   auto half = [&](auto colour, uint32_t sweep, int h) {
     constexpr int C = decltype(colour)::value;
+    // The half-sweep's words, and where the first strip's next words go: the other set, or the same after the rows.
+    uint4* const ws = ws0 + (in_rows ? (h & 1) : 0) * (R / 2) * nthreads;
+    uint4* const ws_next = ws0 + (in_rows ? ((h + 1) & 1) : 0) * (R / 2) * nthreads;
+    const uint32_t sweep_next = C == 0 ? sweep : sweep + 1u, colour_next = C == 0 ? 1u : 0u;
     // Slot h mod 2 of the exchange buffer at column group 0 of band 0's first row; the other slot is h − 1's.
     unsigned long long* const out = exchange + static_cast<size_t>(h & 1) * slot_words;
     const unsigned long long* const in = exchange + static_cast<size_t>((h + 1) & 1) * slot_words;
@@ -585,6 +622,17 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
         };
         lattice_for_rows<1>(std::make_integer_sequence<int, R - 2>(), [&](auto j) {
           constexpr int J = decltype(j)::value;
+          if constexpr (in_rows && (J == 1 || J == R / 2)) {
+            // The first strip's next words of row pairs I0 … I0 + R/4 − 1, in the row's basic block (no branch but
+            // the stores' predicates) so that the rounds fill its latencies; pairs past the lattice are not stored.
+            constexpr int I0 = J == 1 ? 0 : R / 4;
+            uint32_t c[R / 4][4];
+            lattice_strip_blocks<I0, I0 + R / 4>(rule, keys, g_first, gpr, sweep_next, colour_next, c);
+#pragma unroll
+            for (int q = 0; q < R / 4; ++q)
+              if (pairs_first >> (I0 + q) & 1u)
+                ws_next[(I0 + q) * nthreads] = make_uint4(c[q][0], c[q][1], c[q][2], c[q][3]);
+          }
           if (F || r0 + J < height) draw(j, m[J], m[J + 1], m[J + 2]);
         });
         if (up_halo)
@@ -614,12 +662,13 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
         ++lsr;
       }
     }
-    // Arrive when the strips are drawn, then compute the next half-sweep's words (the thread's own), then wait.
+    // Arrive when the strips are drawn, then compute the next half-sweep's words (the thread's own) unless the rows
+    // did, then wait.
     [[maybe_unused]] cuda::barrier<cuda::thread_scope_block>::arrival_token token{};
     if constexpr (split) token = half_done.arrive();
-    if (h + 1 < 2 * sweeps && t < strips)
-      lattice_strip_words<R, 0>(rule, keys, C == 0 ? sweep : sweep + 1u, C == 0 ? 1u : 0u, r_begin + R * lsr0, gpr,
-                                gi0, height, ws, nthreads);
+    if (!in_rows && h + 1 < 2 * sweeps && t < strips)
+      lattice_strip_words<R, 0>(rule, keys, sweep_next, colour_next, r_begin + R * lsr0, gpr, gi0, height, ws_next,
+                                nthreads);
     if constexpr (split) half_done.wait(std::move(token));
     else __syncthreads();
   };
