@@ -1,6 +1,8 @@
 // The sections of the "Render" control window (app/gui/panels.h), one function each.
 #pragma once
 
+#include <imgui.h>
+
 #include "app/session/session.h"
 #include "app/gui/display.h"
 #include "app/gui/gui_state.h"
@@ -65,5 +67,9 @@ void capture_section(GuiState& state);
 
 /// A greyed "(?)" on the same line whose tooltip is `text`.
 void help_marker(const char* text);
+/// The last item's tooltip `text`, shown also while the item is disabled.
+void tip(const char* text);
+/// A greyed note (printf-style `fmt`), wrapped at the window's width so that no part of it is cut off.
+void hint(const char* fmt, ...) IM_FMTARGS(1);
 
 }  // namespace mv::gui

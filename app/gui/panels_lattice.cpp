@@ -13,11 +13,6 @@ namespace mv::gui {
 
 namespace {
 
-/// The last item's tooltip, also while it is disabled.
-void tip(const char* text) {
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
-}
-
 /// One report entry as text: numbers with four significant digits, strings as they are.
 std::string report_text(const nlohmann::json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
@@ -83,7 +78,7 @@ void lattice_section(GuiState& st) {
   param_widgets(knobs, [&](const std::string& name, const std::string& text) {
     ls.queue("Set " + name + " " + text, lattice_knob_change(name, text));
   });
-  ImGui::TextDisabled("model settings restart the run; grid settings keep its state");
+  hint("model settings restart the run; grid settings keep its state");
 
   const std::vector<std::string> views = run.views();
   for (size_t i = 0; i < views.size(); ++i) {

@@ -118,10 +118,10 @@ void megakernel_section(const Session& s, const Session* right, const GuiState& 
 void mse_section(const Session& s, const Session* right, const GuiState& st) {
   if (!ImGui::CollapsingHeader("MSE", s.has_reference() ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
   if (!s.has_reference()) {
-    ImGui::TextDisabled("no reference image for this scene at %ux%u", s.width(), s.height());
+    hint("no reference image for this scene at %ux%u", s.width(), s.height());
     return;
   }
-  ImGui::TextDisabled("reference: %s", s.reference_path().c_str());
+  hint("reference: %s", s.reference_path().c_str());
   if (!st.mse.has_value()) {
     ImGui::TextUnformatted("MSE  -");
     return;

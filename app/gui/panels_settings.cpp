@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -113,17 +114,27 @@ void sampling_fields(const Session& s, GuiState& st) {
     st.queue("Set seed", [seed](Session& session) { session.set_seed(seed); }, true);
 }
 
-/// The last item's tooltip, also while it is disabled.
-void tip(const char* text) {
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
-}
-
 }  // namespace
 
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+void tip(const char* text) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+void hint(const char* fmt, ...) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::PushTextWrapPos(0.f);
+  va_list args;
+  va_start(args, fmt);
+  ImGui::TextV(fmt, args);
+  va_end(args);
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
 }
 
 void scene_section(const Session& s, GuiState& st) {
@@ -139,7 +150,7 @@ void scene_section(const Session& s, GuiState& st) {
     const Camera cam = st.file_camera;
     st.queue("Reset camera", [cam](Session& session) { session.set_camera(cam); }, true);
   }
-  ImGui::TextDisabled("drag: orbit, right/shift-drag: pan, wheel: zoom");
+  hint("drag: orbit, right/shift-drag: pan, wheel: zoom");
 }
 
 std::string strategy_picker(const char* label, const std::string& current, WorkloadKind kind, bool gpu,
@@ -214,13 +225,13 @@ void scheduling_section(const Session& s, const Session* right, GuiState& st) {
       "block size and the strategies' settings apply to both sides, so the two differ only in strategy\n"
       "and priority (a fair comparison).";
   if (right) {
-    ImGui::TextDisabled("split view: strategy and priority of the left side");
+    hint("split view: strategy and priority of the left side");
     tip(both_tip);
   }
   strategy_combo(s, st, Target::Left, right ? "left strategy" : "strategy");
   priority_combo(s, st, Target::Left, right ? "left priority" : "priority");
   if (right) {
-    ImGui::TextDisabled("split view: the settings below apply to both sides");
+    hint("split view: the settings below apply to both sides");
     tip(both_tip);
   }
 

@@ -11,10 +11,6 @@ namespace mv::gui {
 
 namespace {
 
-void tip(const char* text) {
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
-}
-
 std::string rate_text(const Ema& e) {
   if (!e.valid()) return "-";
   char buf[32];
@@ -43,19 +39,19 @@ void split_section(const Session& left, const Session* right, GuiState& st) {
       "budget in ms), then the right side renders the paths that bring its total up to the left's.");
   if (!sp.on || !right) {
     if (sp.strategy.empty()) sp.strategy = left.strategy().name;
-    ImGui::TextDisabled("right side when turned on: %s / %s", sp.strategy.c_str(), priority_name(sp.priority));
+    hint("right side when turned on: %s / %s", sp.strategy.c_str(), priority_name(sp.priority));
     return;
   }
   ImGui::PushID("split-right");
   strategy_combo(*right, st, Target::Right, "right strategy");
   priority_combo(*right, st, Target::Right, "right priority");
   ImGui::PopID();
-  ImGui::TextDisabled("wave, block size, megakernel: both sides (Scheduling)");
+  hint("wave, block size, megakernel: both sides (Scheduling)");
   tip("For a fair comparison the two sides differ only in strategy and priority: the Scheduling\n"
       "section's wave size, block size and strategy settings apply to both.");
   ImGui::SliderFloat("divider", &sp.divider, 0.f, 1.f, "%.3f", ImGuiSliderFlags_AlwaysClamp);
   tip("Fraction of the film's width shown from the left session; or drag the amber line in the image.");
-  ImGui::TextDisabled("equal paths: the right side follows the left's budget");
+  hint("equal paths: the right side follows the left's budget");
 
   if (ImGui::BeginTable("##split", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableSetupColumn("");
@@ -84,7 +80,7 @@ void split_section(const Session& left, const Session* right, GuiState& st) {
     row("MSE shown", mse_text(sp.shown_mse_valid, sp.left_shown_mse), mse_text(sp.shown_mse_valid, sp.right_shown_mse));
     ImGui::EndTable();
   }
-  if (!left.has_reference()) ImGui::TextDisabled("no reference image: no MSE");
+  if (!left.has_reference()) hint("no reference image: no MSE");
 }
 
 }  // namespace mv::gui

@@ -15,11 +15,6 @@ namespace mv::gui {
 
 namespace {
 
-/// The last item's tooltip, also while it is disabled.
-void tip(const char* text) {
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
-}
-
 void changed(StrandState& ss) {
   if (ss.auto_run) ss.run_requested = true;
 }
