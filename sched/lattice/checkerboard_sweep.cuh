@@ -571,7 +571,9 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
   if (split && t == 0) init(&half_done, nthreads);
   __syncthreads();
   const size_t slot_words = static_cast<size_t>(bands) * 2 * gpr;
-  auto half = [&](auto colour, uint32_t sweep, int h) {
+  // The half-sweep, the strip, the row and the interior rows are lambdas marked always_inline: the code nvcc then
+  // schedules ran 0.8 % faster in strips of 8 rows (docs/perf.md, "The resident kernel's lambdas always inlined").
+  auto half = [&](auto colour, uint32_t sweep, int h) __attribute__((always_inline)) {
     constexpr int C = decltype(colour)::value;
     // The half-sweep's words, and where the first strip's next words go: the other set, or the same after the rows.
     uint4* const ws = ws0 + (in_rows ? (h & 1) : 0) * (R / 2) * nthreads;
@@ -591,7 +593,7 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
         lattice_strip_words<R, 0>(rule, keys, sweep, static_cast<uint32_t>(C), r0, gpr, gi, height, ws, nthreads);
       // The strip's half-sweep; F: every row of the strip is inside the lattice (all strips but a last partial
       // one), so that the rows' draws need no bounds and the compiler may interleave them.
-      const auto strip = [&](auto full) {
+      const auto strip = [&](auto full) __attribute__((always_inline)) {
         constexpr bool F = decltype(full)::value;
         // Where the rows above and below come from: the band in shared memory, the neighbouring band (x in the
         // first half-sweep, else the exchange buffer) or nothing (beyond the lattice).
@@ -612,7 +614,7 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
           m[J + 1] = F || r0 + J < height ? *reinterpret_cast<const uint2*>(row + J * width) : make_uint2(0, 0);
         m[R + 1] = lsr + 1 < nsr ? *reinterpret_cast<const uint2*>(row + R * width) : make_uint2(0, 0);
         // Rows 1 … R − 2 need no halo; each row's new word goes to the other copy of the band.
-        const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) {
+        const auto draw = [&](auto j, uint2 up, uint2 mid, uint2 down) __attribute__((always_inline)) {
           constexpr int J = decltype(j)::value, P = (C + J) & 1;
           const uint2 o = lattice_strip_row<P, J & 1>(rule, lattice_strip_table, row + J * width, r0 + J, width, gi, up,
                                                       mid, down, ws[(J / 2) * nthreads], keys, sweep,
@@ -620,7 +622,7 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
           *reinterpret_cast<uint2*>(next + at + J * width) = o;
           return o;
         };
-        lattice_for_rows<1>(std::make_integer_sequence<int, R - 2>(), [&](auto j) {
+        const auto interior = [&](auto j) __attribute__((always_inline)) {
           constexpr int J = decltype(j)::value;
           if constexpr (in_rows && (J == 1 || J == R / 2)) {
             // The first strip's next words of row pairs I0 … I0 + R/4 − 1, in the row's basic block (no branch but
@@ -634,7 +636,8 @@ __global__ void __launch_bounds__(lattice_strip_max_threads(R))
                 ws_next[(I0 + q) * nthreads] = make_uint4(c[q][0], c[q][1], c[q][2], c[q][3]);
           }
           if (F || r0 + J < height) draw(j, m[J], m[J + 1], m[J + 2]);
-        });
+        };
+        lattice_for_rows<1>(std::make_integer_sequence<int, R - 2>(), interior);
         if (up_halo)
           m[0] = h > 0 ? lattice_exchange_wait(in + (edge - gpr), h - 1, up_w)
                        : *reinterpret_cast<const uint2*>(x + static_cast<size_t>(r0 - 1) * width + 8 * gi);
