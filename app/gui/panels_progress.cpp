@@ -70,7 +70,7 @@ void megakernel_section(const Session& s, const Session* right, const GuiState& 
   }
   if (with_rows < 0) {  // no side has numbers yet: one line per side
     for (size_t i = 0; i < sides.size(); ++i)
-      ImGui::TextDisabled("%s%s%s", sides[i].title.c_str(), sides[i].title.empty() ? "" : ": ", columns[i].note.c_str());
+      hint("%s%s%s", sides[i].title.c_str(), sides[i].title.empty() ? "" : ": ", columns[i].note.c_str());
     return;
   }
   const bool split = right != nullptr;

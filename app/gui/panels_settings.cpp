@@ -277,9 +277,8 @@ void tonemap_section(GuiState& st, const Display& display) {
   ImGui::BeginDisabled(!display.interop_active());
   ImGui::Checkbox("copy through host", &st.force_host_copy);
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Display through a host download + glTexSubImage2D instead of CUDA-GL interop\n"
-                      "(to compare the two paths; needs working interop).");
+  tip("Display through a host download + glTexSubImage2D instead of CUDA-GL interop\n"
+      "(to compare the two paths; needs working interop).");
 }
 
 }  // namespace mv::gui
