@@ -92,11 +92,7 @@ void megakernel_section(const Session& s, const Session* right, const GuiState& 
       ImGui::TableNextColumn();
       const Column& col = columns[c];
       if (col.lines.empty()) {  // a side without numbers: its note in the first row
-        if (row == 0) {
-          ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-          ImGui::TextWrapped("%s", col.note.c_str());
-          ImGui::PopStyleColor();
-        }
+        if (row == 0) hint("%s", col.note.c_str());
         continue;
       }
       const MegakernelStatLine& l = col.lines[row];
