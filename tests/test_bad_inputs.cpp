@@ -153,6 +153,7 @@ TEST(BadInputs, NumbersOfMseCurveAndBench) {
       {kCurve + " --interval-ms 0", {"--interval-ms", ms}},
       {kCurve + " --duration-ms 100 --interval-ms 200", {"--interval-ms", "--duration-ms = 100", "\"200\""}, 1},
       {kCurve + " --duration-ms 10", {"--duration-ms: ", "--interval-ms", "50 ms by default", "\"10\""}, 1},
+      {kCurve + " --duration-ms 1e5 --interval-ms 1 --from-scratch", {"--interval-ms", "--from-scratch", "more than 1e+07"}, 1},
       {kCurve + " --goal-spp nan", {"--goal-spp", "(0, 1048576] spp"}},
       {kCurve + " --goal-spp 0", {"--goal-spp", "(0, 1048576] spp"}},
       {kCurve + " --goal-spp 1e9", {"--goal-spp", "(0, 1048576] spp"}},

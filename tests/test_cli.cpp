@@ -296,6 +296,30 @@ TEST(Cli, MseCurveRecordsEverySeriesWithItsMetadata) {
   EXPECT_NE(r.out.find("cpu-waves:variance"), std::string::npos) << r.out;
 }
 
+// --from-scratch: record k renders about k intervals from an empty film. Were the film carried over, the
+// busy time since the start would grow as the square of the records (k (k + 1) / 2 intervals); here it grows
+// as k. A series ends at the first record that finishes every patch.
+TEST(Cli, MseCurveFromScratchRendersEachRecordAnew) {
+  test::TempDir dir("cli");
+  const std::string ref = write_reference(dir, "ref.exr");
+  const double interval_ms = 5.0;
+  const Result r = megaview(dir,
+                            "mse-curve " + kSmall + " --spp 512 --reference '" + ref +
+                                "' --compare sequential:none --duration-ms 60 --interval-ms 5 --from-scratch "
+                                "--out-prefix '" + (dir / "curve") + "'",
+                            "MV_FIGURES_SCRIPT='" + (dir / "no-such-figures.py") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = read_csv(dir / "curve.csv");
+  ASSERT_GE(rows.size(), 7u) << "at least six records";
+  for (size_t k = 1; k < rows.size(); ++k) {
+    const double busy = std::stod(rows[k][3]);
+    EXPECT_LT(busy, 3.0 * static_cast<double>(k) * interval_ms) << "record " << k;
+    const uint64_t paths = std::stoull(rows[k][4]);
+    EXPECT_LE(paths, 32u * 24u * 512u);
+    if (k + 1 < rows.size()) EXPECT_LT(paths, 32u * 24u * 512u) << "a finished record ends the series";
+  }
+}
+
 TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
   test::TempDir dir("cli");
   const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 2 --out-prefix '" + (dir / "curve") + "'");

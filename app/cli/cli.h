@@ -55,6 +55,10 @@ struct MseCurveCommand {
   double goal_spp = 0.0;
   double interval_ms = 50.0;         ///< busy time between records
   bool interval_given = false;       ///< whether --interval-ms was given (else the default above)
+  /// Each record k is a fresh render (empty film, Session::reset) of one uninterrupted step of about
+  /// k × interval_ms busy time, so that no record splits the schedule into slices (a slice ends with its
+  /// warps' drain, which short slices pay often); false: one progressive render recorded every interval_ms.
+  bool from_scratch = false;
   std::string out_prefix;            ///< P
 };
 void run_mse_curve(const MseCurveCommand& c);

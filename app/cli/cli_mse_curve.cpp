@@ -34,6 +34,9 @@ struct SeriesSpec {
 /// and its CSV line).
 constexpr double kMaxCurvePoints = 1e6;
 constexpr uint64_t kCurveBytesPerRecord = 160;
+/// The most busy time one series may render: --duration-ms's bound, and with --from-scratch that of all of
+/// its records together.
+constexpr double kMaxSeriesBusyMs = 1e7;
 
 struct Record {
   double busy_ms;
@@ -298,10 +301,40 @@ void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpe
   }
 }
 
+/// --from-scratch: record k is a fresh render (Session::reset) of one step whose budget is the work of about
+/// k × interval_ms of busy time at the rate of the step before (the first from an unrecorded calibration step
+/// of one batch of every task). A record keeps its step's measured busy time, so the records' times are
+/// measured, not the targets. The series ends after duration_ms, or at the first record that finished every
+/// patch.
+std::vector<Record> run_series_from_scratch(Session& s, const MseCurveCommand& c,
+                                            const std::function<void(double)>& progress, SeriesTracer* trace) {
+  const double pixels = static_cast<double>(s.width()) * s.height();
+  const uint64_t per_task = s.workload().work_per_task();
+  const auto rate_of = [](const FrameStats& fs) {
+    return fs.total_busy_ms > 0.0 ? static_cast<double>(fs.total_paths) / fs.total_busy_ms : 0.0;
+  };
+  s.reset();
+  double rate = rate_of(s.advance(static_cast<uint64_t>(s.workload().num_tasks()) * per_task));  // paths per ms
+  std::vector<Record> records;
+  const auto records_max = static_cast<uint64_t>(std::floor(c.duration_ms / c.interval_ms + 1e-9));
+  for (uint64_t k = 1; k <= records_max; ++k) {
+    const double target_ms = static_cast<double>(k) * c.interval_ms;
+    s.reset();
+    const auto budget = static_cast<uint64_t>(rate * target_ms);
+    const FrameStats fs = s.advance(std::max(per_task, budget));
+    records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
+    if (trace) trace->record(s, fs.total_busy_ms, records.back().spp_mean);
+    progress(target_ms);
+    if (fs.done || fs.step.work == 0) break;
+    if (const double r = rate_of(fs); r > 0.0) rate = r;
+  }
+  return records;
+}
+
 }  // namespace
 
 void run_mse_curve(const MseCurveCommand& c) {
-  if (!(std::isfinite(c.duration_ms) && c.duration_ms > 0.0 && c.duration_ms <= 1e7))
+  if (!(std::isfinite(c.duration_ms) && c.duration_ms > 0.0 && c.duration_ms <= kMaxSeriesBusyMs))
     throw InputError("", "--duration-ms", fmt::format("must be a finite number in (0, 1e7] ms, got \"{}\"", c.duration_ms));
   if (!c.interval_given && c.duration_ms < c.interval_ms)  // the user gave a short duration, not the interval
     throw InputError("", "--duration-ms",
@@ -317,6 +350,14 @@ void run_mse_curve(const MseCurveCommand& c) {
                      fmt::format("--duration-ms {:g} / --interval-ms {:g} is {:.3g} records per series, more than {:g}; "
                                  "give --interval-ms of at least {:g} ms",
                                  c.duration_ms, c.interval_ms, points, kMaxCurvePoints, c.duration_ms / (kMaxCurvePoints - 1)));
+  if (c.from_scratch) {  // record k renders k intervals from scratch: K (K + 1) / 2 intervals in all
+    const double k = std::floor(c.duration_ms / c.interval_ms + 1e-9);
+    if (const double total_ms = c.interval_ms * k * (k + 1.0) / 2.0; total_ms > kMaxSeriesBusyMs)
+      throw InputError("", "--interval-ms",
+                       fmt::format("with --from-scratch, --duration-ms {:g} / --interval-ms {:g} renders {:.3g} ms "
+                                   "of busy time per series, more than {:g}; give a longer --interval-ms",
+                                   c.duration_ms, c.interval_ms, total_ms, kMaxSeriesBusyMs));
+  }
   cli::check_host_memory(static_cast<uint64_t>(points) * c.compare.size() * kCurveBytesPerRecord, "--interval-ms",
                          fmt::format("{:g} records per series", points));
   std::vector<SeriesSpec> specs;
@@ -351,7 +392,9 @@ void run_mse_curve(const MseCurveCommand& c) {
     std::unique_ptr<SeriesTracer> trace;
     if (const char* prefix = std::getenv("MEGAVIEW_MSE_TRACE"); prefix && *prefix)
       trace = std::make_unique<SeriesTracer>(prefix, results.size(), *s);
-    results.push_back(run_series(*s, c, [&](double busy_ms) { progress.update(before + busy_ms); }, trace.get()));
+    const auto report = [&](double busy_ms) { progress.update(before + busy_ms); };
+    results.push_back(c.from_scratch ? run_series_from_scratch(*s, c, report, trace.get())
+                                     : run_series(*s, c, report, trace.get()));
     trace.reset();
     // Measurement (development): with MEGAVIEW_MSE_PATCHES=PREFIX, each series' final film per patch (spp,
     // V_p and m_p of render/pathtracer/allocation_bound.h) goes to PREFIX-<series index>.csv.

@@ -331,6 +331,10 @@ CLI::App* add_mse_curve_command(CLI::App& app, Common& c, MseCurveCommand& m) {
       ->check(cli::real({0.0, false}, {kMaxBusyMs}, "ms"))
       ->capture_default_str()
       ->each([&m](const std::string&) { m.interval_given = true; });
+  cmd->add_flag("--from-scratch", m.from_scratch,
+                "record k renders from an empty film in one uninterrupted step of about k x --interval-ms busy time "
+                "(no record splits the schedule into slices; the busy time of a series grows as the square of its "
+                "records)");
   cmd->add_option("--goal-spp", m.goal_spp,
                   "time to quality: the goal is uniform's MSE at this mean spp; prints each series' time and "
                   "samples to reach it relative to uniform's")
