@@ -158,6 +158,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       throw InputError("", "block_size", std::to_string(s.block_size) + " is not a multiple of 32 in [32, 1024]");
     configure(w.num_tasks(), s.block_size);
     View v = w.view(Side::Device);
+    // The slice's busy time starts before a rebuild of the queue, as a GPU strategy's step times the task
+    // list it builds (sched/gpu/gpu_strategies.cuh), so that a render from an empty film pays for its queue.
+    GpuTimer timer;
+    timer.start();
     if (!valid_) rebuild(w, v);
     if (live_ == 0) return StepStats{};
 
@@ -222,8 +226,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     mk::begin_slice_kernel<<<1, 1>>>(ctl_.data());
     MV_CUDA_CHECK_LAUNCH();
     stop_flag_->set(0);
-    GpuTimer timer;
-    timer.start();
     mk::QueueView q = queue_;
     void* args[] = {&v, &q, &sp};
     const cudaError_t err = cudaLaunchCooperativeKernel(kernel_,
