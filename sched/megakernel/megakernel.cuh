@@ -510,26 +510,34 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
     } else {
       // Each live task enters the ring of its priority's band (bucket_ring, the window opening at the most
-      // urgent ranked band), in the list's order (a stable partition).
+      // urgent ranked band), in the list's order: a stable radix sort of the list by ring, then all rings in
+      // one launch (a fixed number of launches, whatever the number of rings).
       ring_list_.resize(n);
+      ring_key_.resize(n);
+      ring_key_sorted_.resize(n);
       ring_count_.resize(rings_);
+      ring_count_.zero();
       MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
       mk::first_band_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data());
       MV_CUDA_CHECK_LAUNCH();
-      for (uint32_t k = 0; k < rings_; ++k) {
-        mk::ring_flags_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_, k,
-                                                        flags_.data(), n);
-        MV_CUDA_CHECK_LAUNCH();
-        bytes = temp_.size();
-        MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, list_.data(), flags_.data(), ring_list_.data(),
-                                                 ring_count_.data() + k, static_cast<int>(n)));
-        const mk::QueueView r = q.ring(k);
-        mk::init_ring_kernel<<<1024, 256>>>(r, v.priority, ring_list_.data(), ring_count_.data() + k);
-        MV_CUDA_CHECK_LAUNCH();
-        mk::init_segments_kernel<<<(r.segment_slots() + 255) / 256, 256>>>(r, ring_count_.data() + k,
-                                                                           settings_.rebuild_sorted);
-        MV_CUDA_CHECK_LAUNCH();
-      }
+      mk::ring_keys_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_,
+                                                     ring_key_.data(), ring_count_.data(), n);
+      MV_CUDA_CHECK_LAUNCH();
+      constexpr int kRingKeyBits = 6;  // keys up to `buckets` (at most 32, the past-live entries) < 2^6
+      size_t sort_bytes = 0;
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, ring_key_.data(), ring_key_sorted_.data(),
+                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
+                                                    kRingKeyBits));
+      if (sort_bytes > temp_.size()) temp_.resize(sort_bytes);
+      sort_bytes = temp_.size();
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), sort_bytes, ring_key_.data(), ring_key_sorted_.data(),
+                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
+                                                    kRingKeyBits));
+      mk::init_rings_kernel<<<dim3(1024, rings_), 256>>>(q, v.priority, ring_list_.data(), ring_count_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      mk::init_ring_segments_kernel<<<dim3((q.segment_slots() + 255) / 256, rings_), 256>>>(
+          q, ring_count_.data(), settings_.rebuild_sorted);
+      MV_CUDA_CHECK_LAUNCH();
       std::vector<int> counts(rings_);
       ring_count_.download(counts.data(), rings_);
       for (int c : counts) live += c;
@@ -646,7 +654,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   DeviceBuffer<int> hist_;
   DeviceBuffer<float> bin_quantum_;
   DeviceBuffer<float> credit_;
-  DeviceBuffer<uint32_t> ring_list_;
+  DeviceBuffer<uint32_t> ring_list_;   ///< rebuild (Buckets): the live list grouped by ring
+  DeviceBuffer<uint8_t> ring_key_, ring_key_sorted_;  ///< rebuild (Buckets): each list entry's ring
   DeviceBuffer<int> ring_count_;
   DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] secondary tokens
   DeviceBuffer<int> lane_extra_sum_;   ///< patch_lanes > 1: their sum

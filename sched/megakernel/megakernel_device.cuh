@@ -171,13 +171,65 @@ static __global__ void first_band_kernel(const float* priority, const uint32_t* 
     if (priority[list[i]] < kUrgentPriority) atomicMin(&main->cur_band, priority_band(priority[list[i]]));
 }
 
-/// Rebuild (Buckets): flags[i] = list entry i belongs to ring k of the window that starts at cur.
-static __global__ void ring_flags_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
-                                         const QueueControl* main, uint32_t rings, uint32_t k, uint8_t* flags,
-                                         uint32_t n) {
+/// Rebuild (Buckets): ring[i] = the ring of list entry i in the window that starts at cur (bucket_ring), and
+/// `rings` for the entries past the live ones (a key that sorts them last); counts[k] += the live entries of
+/// ring k (zeroed before).
+static __global__ void ring_keys_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
+                                        const QueueControl* main, uint32_t rings, uint8_t* ring, int* counts,
+                                        uint32_t n) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    flags[i] = i < static_cast<uint32_t>(*n_live_ptr) && bucket_ring(priority[list[i]], main->cur_band, rings) == k;
+  if (i >= n) return;
+  if (i >= static_cast<uint32_t>(*n_live_ptr)) {
+    ring[i] = static_cast<uint8_t>(rings);
+    return;
+  }
+  const uint32_t k = bucket_ring(priority[list[i]], main->cur_band, rings);
+  ring[i] = static_cast<uint8_t>(k);
+  atomicAdd(&counts[k], 1);
+}
+
+/// Rebuild (Buckets): every ring at once (blockIdx.y = ring k). `by_ring` holds the live list grouped by ring
+/// in ring order, each ring's entries in the list's order; ring k takes counts[k] of them after those of the
+/// rings before it, as init_ring_kernel takes a ring's list.
+static __global__ void init_rings_kernel(QueueView q, const float* priority, const uint32_t* by_ring,
+                                         const int* counts) {
+  const uint32_t k = blockIdx.y;
+  uint64_t first = 0;
+  for (uint32_t r = 0; r < k; ++r) first += static_cast<uint64_t>(counts[r]);
+  const QueueView ring = q.ring(k);
+  const uint64_t n_live = static_cast<uint64_t>(counts[k]);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < ring.capacity();
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    if (i < n_live) {
+      const uint32_t t = by_ring[first + i];
+      ring.key[i] = priority[t];
+      ring.task[i] = t;
+      ring.seq[i] = i + 1;
+    } else {
+      ring.seq[i] = i;
+    }
+  }
+}
+
+/// Rebuild (Buckets): init_segments_kernel for every ring at once (blockIdx.y = ring k, its count counts[k]).
+static __global__ void init_ring_segments_kernel(QueueView q, const int* counts, bool sorted) {
+  const QueueView ring = q.ring(blockIdx.y);
+  const uint32_t n_live = static_cast<uint32_t>(counts[blockIdx.y]);
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < ring.segment_slots()) {
+    const uint64_t first = uint64_t(j) * ring.segment_size();
+    const bool full = first + ring.segment_size() <= n_live;
+    ring.seg_state[j] = 0;
+    ring.seg_sorted[j] = full && sorted ? ring.seg_tag(j) : 0u;
+    ring.seg_estimate[j] = first < n_live ? pack_estimate(ring.seg_tag(j), 0u) : 0ull;
+  }
+  if (j == 0) {
+    QueueControl* c = ring.ctl;
+    c->head = 0;
+    c->tail = n_live;
+    c->avail = static_cast<int>(n_live);
+    c->live = static_cast<int>(n_live);
+  }
 }
 
 }  // namespace mk
