@@ -538,11 +538,11 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       mk::init_ring_segments_kernel<<<dim3((q.segment_slots() + 255) / 256, rings_), 256>>>(
           q, ring_count_.data(), settings_.rebuild_sorted);
       MV_CUDA_CHECK_LAUNCH();
-      std::vector<int> counts(rings_);
-      ring_count_.download(counts.data(), rings_);
-      for (int c : counts) live += c;
-      // The shared live count (init_segments_kernel wrote each ring's own count into its block).
-      MV_CUDA_CHECK(cudaMemcpy(&ctl_.data()->live, &live, sizeof(int), cudaMemcpyHostToDevice));
+      mk::sum_live_kernel<<<1, 1>>>(ring_count_.data(), rings_, ctl_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      // Not read back, which would wait for the rebuild inside the slice's busy time: the slice's end reads
+      // the real count, and a slice over an empty queue ends at once (its workers see live = 0).
+      live = static_cast<int>(n);
     }
     live_ = static_cast<uint32_t>(live);
     head_ = 0;
@@ -662,7 +662,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   DeviceBuffer<unsigned long long> lane_spawns_;  ///< patch_lanes > 1: secondary tokens added since the rebuild
   DeviceBuffer<uint32_t> lane_lock_;   ///< patch_lanes > 1: [num tasks] commit locks, free between slices
   uint64_t head_ = 0;  ///< head after the last slice (record base)
-  uint32_t live_ = 0;  ///< unfinished tasks after the last slice
+  uint32_t live_ = 0;  ///< unfinished tasks after the last slice (after a `buckets` rebuild: all tasks, a bound)
   // rebuild scratch
   DeviceBuffer<uint32_t> iota_, order_, list_;
   DeviceBuffer<float> sorted_keys_;

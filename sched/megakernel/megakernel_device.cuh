@@ -211,6 +211,14 @@ static __global__ void init_rings_kernel(QueueView q, const float* priority, con
   }
 }
 
+/// Rebuild (Buckets): the shared live count (main's block, which init_ring_segments_kernel gave ring 0's own
+/// count) is the sum of the rings' counts. One thread.
+static __global__ void sum_live_kernel(const int* counts, uint32_t rings, QueueControl* main) {
+  int live = 0;
+  for (uint32_t k = 0; k < rings; ++k) live += counts[k];
+  main->live = live;
+}
+
 /// Rebuild (Buckets): init_segments_kernel for every ring at once (blockIdx.y = ring k, its count counts[k]).
 static __global__ void init_ring_segments_kernel(QueueView q, const int* counts, bool sorted) {
   const QueueView ring = q.ring(blockIdx.y);
