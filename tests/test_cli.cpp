@@ -320,6 +320,41 @@ TEST(Cli, MseCurveFromScratchRendersEachRecordAnew) {
   }
 }
 
+// tools/ttq_seeds.py on two made-up seeds: each seed's goal is its uniform MSE at 128 spp (0.02 and 0.04, at
+// 20 ms), the series' ratios to it are 3, 0.5, 1.5, 0.5 at 1, 2, 3, 4 ms in both, so the mean falls to 1 first
+// at 1 + 2 / 2.5 = 1.8 ms (0.090x of 20 ms) and for the last time at 3 + 0.5 / 1 = 3.5 ms (0.175x).
+TEST(Cli, TtqSeedsAveragesTheSeedsAndFindsTheLastCrossing) {
+  if (std::system("python3 -c pass > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  test::TempDir dir("cli");
+  const std::string header = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
+  const auto write_seed = [&](const std::string& name, double scale) {
+    std::string text = header;
+    const double u[3][3] = {{10, 64, 0.04}, {20, 128, 0.02}, {30, 192, 0.013}};
+    for (const auto& r : u) text += fmt::format("uniform:none,uniform,none,{},0,{},{}\n", r[0], r[1], r[2] * scale);
+    const double x[4] = {0.06, 0.01, 0.03, 0.01};
+    for (int k = 0; k < 4; ++k) text += fmt::format("mk:neyman,mk,neyman,{},0,{},{}\n", k + 1, k + 1, x[k] * scale);
+    std::ofstream(dir / name) << text;
+  };
+  write_seed("s0.csv", 1.0);
+  write_seed("s1.csv", 2.0);
+  const std::string out = dir / "out.txt";
+  const std::string cmd = "python3 '" MV_SOURCE_DIR "/tools/ttq_seeds.py' '" + (dir / "s0.csv") + "' '" +
+                          (dir / "s1.csv") + "' > '" + out + "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(out);
+  const std::string text = test::slurp(out);
+  EXPECT_NE(text.find("2 seeds"), std::string::npos) << text;
+  const size_t row = text.find("mk:neyman");
+  ASSERT_NE(row, std::string::npos) << text;
+  std::istringstream cells(text.substr(row, text.find('\n', row) - row));
+  std::string name;
+  double first_ms = 0, first_x = 0, stays_ms = 0, stays_x = 0;
+  cells >> name >> first_ms >> first_x >> stays_ms >> stays_x;
+  EXPECT_NEAR(first_ms, 1.8, 1e-9) << text;
+  EXPECT_NEAR(first_x, 0.090, 1e-9) << text;
+  EXPECT_NEAR(stays_ms, 3.5, 1e-9) << text;
+  EXPECT_NEAR(stays_x, 0.175, 1e-9) << text;
+}
+
 TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
   test::TempDir dir("cli");
   const Result r = megaview(dir, "mse-curve " + kSmall + " --spp 2 --out-prefix '" + (dir / "curve") + "'");
