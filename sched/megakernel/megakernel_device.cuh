@@ -110,9 +110,11 @@ __global__ void unfinished_in_order_kernel(View v, const uint32_t* order, uint8_
   if (i < n) flags[i] = v.finished(order[i]) ? 0 : 1;
 }
 
-/// Rebuild: entries [0, n_live) from `list` (descending priority), every other slot free for lap 0.
-static __global__ void init_ring_kernel(QueueView q, const float* priority, const uint32_t* list, const int* n_live_ptr) {
-  const uint64_t n_live = static_cast<uint64_t>(*n_live_ptr);
+/// Rebuild, one ring: slot i < n_live takes list[i] with its priority as key (sequence word i + 1: the
+/// entry of ticket i, written), every other slot of the ring's capacity is empty (sequence word i). The
+/// calling grid strides over the slots along x.
+__device__ MV_INLINE void fill_ring_slots(const QueueView& q, const float* priority, const uint32_t* list,
+                                          uint64_t n_live) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < q.capacity();
        i += uint64_t(gridDim.x) * blockDim.x) {
     if (i < n_live) {
@@ -126,12 +128,16 @@ static __global__ void init_ring_kernel(QueueView q, const float* priority, cons
   }
 }
 
-/// Rebuild: segment words and counters. Lap 0's full segments are sorted when `sorted` (the list is). Every segment
-/// holding rebuilt entries gets the estimate "0 cycles" (unknown: no task has been measured since the
-/// rebuild); since atomicMax keeps the shortest duration of a lap, later enqueues cannot raise it.
-static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, bool sorted) {
-  const uint32_t n_live = static_cast<uint32_t>(*n_live_ptr);
-  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+/// Rebuild: entries [0, n_live) from `list` (descending priority), every other slot free for lap 0.
+static __global__ void init_ring_kernel(QueueView q, const float* priority, const uint32_t* list, const int* n_live_ptr) {
+  fill_ring_slots(q, priority, list, static_cast<uint64_t>(*n_live_ptr));
+}
+
+/// Rebuild: segment j's words and (j = 0) the ring's counters, for a ring of n_live rebuilt entries. Lap 0's
+/// full segments are sorted when `sorted` (the list is). Every segment holding rebuilt entries gets the
+/// estimate "0 cycles" (unknown: no task has been measured since the rebuild); since atomicMax keeps the
+/// shortest duration of a lap, later enqueues cannot raise it.
+__device__ MV_INLINE void init_segment(const QueueView& q, uint32_t n_live, bool sorted, uint32_t j) {
   if (j < q.segment_slots()) {
     const uint64_t first = uint64_t(j) * q.segment_size();
     const bool full = first + q.segment_size() <= n_live;
@@ -146,6 +152,11 @@ static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, 
     c->avail = static_cast<int>(n_live);
     c->live = static_cast<int>(n_live);
   }
+}
+
+/// Rebuild, one ring of n_live = *n_live_ptr entries: init_segment for every segment slot.
+static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, bool sorted) {
+  init_segment(q, static_cast<uint32_t>(*n_live_ptr), sorted, blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 /// Rebuild (Quanta): counts the live list's priorities into the zeroed histogram.
@@ -196,19 +207,7 @@ static __global__ void init_rings_kernel(QueueView q, const float* priority, con
   const uint32_t k = blockIdx.y;
   uint64_t first = 0;
   for (uint32_t r = 0; r < k; ++r) first += static_cast<uint64_t>(counts[r]);
-  const QueueView ring = q.ring(k);
-  const uint64_t n_live = static_cast<uint64_t>(counts[k]);
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < ring.capacity();
-       i += uint64_t(gridDim.x) * blockDim.x) {
-    if (i < n_live) {
-      const uint32_t t = by_ring[first + i];
-      ring.key[i] = priority[t];
-      ring.task[i] = t;
-      ring.seq[i] = i + 1;
-    } else {
-      ring.seq[i] = i;
-    }
-  }
+  fill_ring_slots(q.ring(k), priority, by_ring + first, static_cast<uint64_t>(counts[k]));
 }
 
 /// Rebuild (Buckets): the shared live count (main's block, which init_ring_segments_kernel gave ring 0's own
@@ -219,25 +218,10 @@ static __global__ void sum_live_kernel(const int* counts, uint32_t rings, QueueC
   main->live = live;
 }
 
-/// Rebuild (Buckets): init_segments_kernel for every ring at once (blockIdx.y = ring k, its count counts[k]).
+/// Rebuild (Buckets): init_segment for every ring at once (blockIdx.y = ring k, its count counts[k]).
 static __global__ void init_ring_segments_kernel(QueueView q, const int* counts, bool sorted) {
-  const QueueView ring = q.ring(blockIdx.y);
-  const uint32_t n_live = static_cast<uint32_t>(counts[blockIdx.y]);
-  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < ring.segment_slots()) {
-    const uint64_t first = uint64_t(j) * ring.segment_size();
-    const bool full = first + ring.segment_size() <= n_live;
-    ring.seg_state[j] = 0;
-    ring.seg_sorted[j] = full && sorted ? ring.seg_tag(j) : 0u;
-    ring.seg_estimate[j] = first < n_live ? pack_estimate(ring.seg_tag(j), 0u) : 0ull;
-  }
-  if (j == 0) {
-    QueueControl* c = ring.ctl;
-    c->head = 0;
-    c->tail = n_live;
-    c->avail = static_cast<int>(n_live);
-    c->live = static_cast<int>(n_live);
-  }
+  init_segment(q.ring(blockIdx.y), static_cast<uint32_t>(counts[blockIdx.y]), sorted,
+               blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 }  // namespace mk
