@@ -301,6 +301,9 @@ void print_time_to_quality(const MseCurveCommand& c, const std::vector<SeriesSpe
   }
 }
 
+/// --from-scratch: the records of a series, ⌊duration / interval⌋ (record k renders k intervals).
+double from_scratch_records(const MseCurveCommand& c) { return std::floor(c.duration_ms / c.interval_ms + 1e-9); }
+
 /// --from-scratch: record k is a fresh render (Session::reset) of one step whose budget is the work of about
 /// k × interval_ms of busy time at the rate of the step before (the first from an unrecorded calibration step
 /// of one batch of every task). A record keeps its step's measured busy time, so the records' times are
@@ -316,7 +319,8 @@ std::vector<Record> run_series_from_scratch(Session& s, const MseCurveCommand& c
   s.reset();
   double rate = rate_of(s.advance(static_cast<uint64_t>(s.workload().num_tasks()) * per_task));  // paths per ms
   std::vector<Record> records;
-  const auto records_max = static_cast<uint64_t>(std::floor(c.duration_ms / c.interval_ms + 1e-9));
+  const auto records_max = static_cast<uint64_t>(from_scratch_records(c));
+  double rendered_ms = 0.0;  // the records' targets so far: what `progress` counts
   for (uint64_t k = 1; k <= records_max; ++k) {
     const double target_ms = static_cast<double>(k) * c.interval_ms;
     s.reset();
@@ -324,7 +328,8 @@ std::vector<Record> run_series_from_scratch(Session& s, const MseCurveCommand& c
     const FrameStats fs = s.advance(std::max(per_task, budget));
     records.push_back({fs.total_busy_ms, fs.total_paths, static_cast<double>(fs.total_paths) / pixels, s.mse()});
     if (trace) trace->record(s, fs.total_busy_ms, records.back().spp_mean);
-    progress(target_ms);
+    rendered_ms += target_ms;
+    progress(rendered_ms);
     if (fs.done || fs.step.work == 0) break;
     if (const double r = rate_of(fs); r > 0.0) rate = r;
   }
@@ -350,14 +355,16 @@ void run_mse_curve(const MseCurveCommand& c) {
                      fmt::format("--duration-ms {:g} / --interval-ms {:g} is {:.3g} records per series, more than {:g}; "
                                  "give --interval-ms of at least {:g} ms",
                                  c.duration_ms, c.interval_ms, points, kMaxCurvePoints, c.duration_ms / (kMaxCurvePoints - 1)));
-  if (c.from_scratch) {  // record k renders k intervals from scratch: K (K + 1) / 2 intervals in all
-    const double k = std::floor(c.duration_ms / c.interval_ms + 1e-9);
-    if (const double total_ms = c.interval_ms * k * (k + 1.0) / 2.0; total_ms > kMaxSeriesBusyMs)
-      throw InputError("", "--interval-ms",
-                       fmt::format("with --from-scratch, --duration-ms {:g} / --interval-ms {:g} renders {:.3g} ms "
-                                   "of busy time per series, more than {:g}; give a longer --interval-ms",
-                                   c.duration_ms, c.interval_ms, total_ms, kMaxSeriesBusyMs));
-  }
+  // Busy time per series: the duration, or with --from-scratch the sum of its records' k × interval,
+  // K (K + 1) / 2 intervals for K records.
+  const double records_max = from_scratch_records(c);
+  const double series_ms =
+      c.from_scratch ? c.interval_ms * records_max * (records_max + 1.0) / 2.0 : c.duration_ms;
+  if (series_ms > kMaxSeriesBusyMs)
+    throw InputError("", "--interval-ms",
+                     fmt::format("with --from-scratch, --duration-ms {:g} / --interval-ms {:g} renders {:.3g} ms "
+                                 "of busy time per series, more than {:g}; give a longer --interval-ms",
+                                 c.duration_ms, c.interval_ms, series_ms, kMaxSeriesBusyMs));
   cli::check_host_memory(static_cast<uint64_t>(points) * c.compare.size() * kCurveBytesPerRecord, "--interval-ms",
                          fmt::format("{:g} records per series", points));
   std::vector<SeriesSpec> specs;
@@ -385,10 +392,10 @@ void run_mse_curve(const MseCurveCommand& c) {
   std::vector<std::vector<Record>> results;
   std::string text = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
   std::string scene, reference;
-  Progress progress("mse-curve", c.duration_ms * static_cast<double>(specs.size()), "ms busy");
+  Progress progress("mse-curve", series_ms * static_cast<double>(specs.size()), "ms busy");
   for (const SeriesSpec& spec : specs) {
     const auto s = make_session(c, spec);
-    const double before = c.duration_ms * static_cast<double>(results.size());
+    const double before = series_ms * static_cast<double>(results.size());
     std::unique_ptr<SeriesTracer> trace;
     if (const char* prefix = std::getenv("MEGAVIEW_MSE_TRACE"); prefix && *prefix)
       trace = std::make_unique<SeriesTracer>(prefix, results.size(), *s);
