@@ -468,7 +468,15 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
                                                               static_cast<int>(n)));
       MV_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, order_.data(), flags_.data(), list_.data(),
                                                count_.data(), static_cast<int>(n)));
-      temp_.resize(std::max<size_t>({a, b, 1}));
+      // Buckets: the list sorted by ring (every design sizes it: the design may change at the same n).
+      ring_list_.resize(n);
+      ring_key_.resize(n);
+      ring_key_sorted_.resize(n);
+      size_t c = 0;
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, c, ring_key_.data(), ring_key_sorted_.data(),
+                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
+                                                    kRingKeyBits));
+      temp_.resize(std::max<size_t>({a, b, c, 1}));
     }
     size_t bytes = temp_.size();
     if (settings_.rebuild_sorted) {
@@ -512,9 +520,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       // Each live task enters the ring of its priority's band (bucket_ring, the window opening at the most
       // urgent ranked band), in the list's order: a stable radix sort of the list by ring, then all rings in
       // one launch (a fixed number of launches, whatever the number of rings).
-      ring_list_.resize(n);
-      ring_key_.resize(n);
-      ring_key_sorted_.resize(n);
       ring_count_.resize(rings_);
       ring_count_.zero();
       MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
@@ -523,14 +528,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       mk::ring_keys_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_,
                                                      ring_key_.data(), ring_count_.data(), n);
       MV_CUDA_CHECK_LAUNCH();
-      constexpr int kRingKeyBits = 6;  // keys up to `buckets` (at most 32, the past-live entries) < 2^6
-      size_t sort_bytes = 0;
-      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, ring_key_.data(), ring_key_sorted_.data(),
-                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
-                                                    kRingKeyBits));
-      if (sort_bytes > temp_.size()) temp_.resize(sort_bytes);
-      sort_bytes = temp_.size();
-      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), sort_bytes, ring_key_.data(), ring_key_sorted_.data(),
+      bytes = temp_.size();
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, ring_key_.data(), ring_key_sorted_.data(),
                                                     list_.data(), ring_list_.data(), static_cast<int>(n), 0,
                                                     kRingKeyBits));
       mk::init_rings_kernel<<<dim3(1024, rings_), 256>>>(q, v.priority, ring_list_.data(), ring_count_.data());
@@ -656,6 +655,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   DeviceBuffer<float> credit_;
   DeviceBuffer<uint32_t> ring_list_;   ///< rebuild (Buckets): the live list grouped by ring
   DeviceBuffer<uint8_t> ring_key_, ring_key_sorted_;  ///< rebuild (Buckets): each list entry's ring
+  /// Bits of a ring key: rings up to `buckets` (at most 32, the past-live entries' key) < 2^6.
+  static constexpr int kRingKeyBits = 6;
   DeviceBuffer<int> ring_count_;
   DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] secondary tokens
   DeviceBuffer<int> lane_extra_sum_;   ///< patch_lanes > 1: their sum
