@@ -183,6 +183,21 @@ TEST(Megakernel, EstimatePackingKeepsNewestLapAndShortestDuration) {
   EXPECT_EQ(mk::unpack_estimate(mk::pack_estimate(1, 0), 1), 0u);
 }
 
+// The `buckets` rebuild's one sort: ascending keys put the rings in order, each ring in descending priority
+// (negative, zero, positive and urgent priorities alike) when sorted; unsorted keys hold the ring alone.
+TEST(Megakernel, RingSortKeyOrdersRingsThenDescendingPriority) {
+  const std::vector<float> desc = {kUrgentPriority, 1e6f, 3.5f, 1.0f, 0.25f, 0.0f, -0.0f, -1.0f, -1e6f};
+  for (uint32_t ring : {0u, 1u, 31u}) {
+    for (size_t i = 1; i < desc.size(); ++i)
+      EXPECT_LT(mk::ring_sort_key(ring, desc[i - 1], true), mk::ring_sort_key(ring, desc[i], true))
+          << "ring " << ring << ": " << desc[i - 1] << " before " << desc[i];
+    EXPECT_LT(mk::ring_sort_key(ring, -1e30f, true), mk::ring_sort_key(ring + 1, kUrgentPriority, true));
+    EXPECT_EQ(mk::ring_sort_key(ring, 3.5f, false), mk::ring_sort_key(ring, -2.f, false));
+    EXPECT_EQ(mk::ring_sort_key(ring, 3.5f, false) >> mk::kRingKeyShift, ring);
+  }
+  EXPECT_LT(mk::ring_sort_key(31, 0.f, false), mk::ring_sort_key(32, kUrgentPriority, true));  // finished: last
+}
+
 // ---- GPU ----
 
 struct MkCase {
@@ -595,6 +610,37 @@ TEST_F(MegakernelGpu, RebuildAfterRaisingTheTarget) {
   mk.invalidate();
   run_to_end(mk, w, 1u << 14, ScheduleSettings{});
   expect_exact_target(w, 20);
+}
+
+// The rebuild is one captured graph, replayed while its inputs stay the same: rebuilds between slices of one
+// render (each from the film as it is then) capture once and still end every patch exactly at the target;
+// a new target (a new view of the workload) captures anew. Every queue design.
+TEST_F(MegakernelGpu, RebuildReplaysItsGraphUntilAnInputChanges) {
+  for (QueueDesign d : {QueueDesign::Buckets, QueueDesign::Kerbl, QueueDesign::Quanta}) {
+    Mk m;
+    m.settings().queue = d;
+    PatchTaskParams p = task_params(8, PriorityFunction::Variance);
+    PatchWorkload& w = furnace(64, 40, p);
+    w.make_current(Side::Device);
+    uint64_t paths = 0, steps = 0;
+    for (;;) {
+      m.invalidate();  // every slice starts from a rebuild
+      const StepStats st = m.step(w, 1u << 12, ScheduleSettings{});
+      paths += st.work;
+      if (st.work == 0) break;
+      ASSERT_LT(++steps, 1000u) << queue_design_name(d);
+    }
+    EXPECT_GT(steps, 3u) << queue_design_name(d);
+    EXPECT_EQ(m.rebuild_captures(), 1u) << queue_design_name(d);
+    EXPECT_EQ(paths, 8ull * w.film().grid().width * w.film().grid().height) << queue_design_name(d);
+    expect_exact_target(w, 8);
+    p.target_spp = 12;
+    w.set_params(p);
+    m.invalidate();
+    run_to_end(m, w, 1u << 14, ScheduleSettings{});
+    EXPECT_EQ(m.rebuild_captures(), 2u) << queue_design_name(d);
+    expect_exact_target(w, 12);
+  }
 }
 
 // The point of the priority queue designs: the priority changes where the samples go. On a scene with

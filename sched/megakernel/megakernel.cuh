@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/cuda_graph.h"
 #include "sched/gpu/gpu_common.cuh"
 #include "sched/megakernel/megakernel_device.cuh"
 #include "sched/megakernel/megakernel_probe.h"
@@ -109,6 +110,10 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   const std::vector<float>& recorded_keys() const { return order_keys_; }
   const std::vector<uint32_t>& recorded_tasks() const { return order_tasks_; }
   const std::vector<unsigned long long>& recorded_tickets() const { return order_tickets_; }
+
+  /// Graphs of the queue rebuild captured so far: one for as long as the inputs a rebuild bakes in (the
+  /// workload's view and parameters, the queue's shape, the rebuild settings) stay the same.
+  uint64_t rebuild_captures() const { return rebuild_graph_.captures(); }
 
   bool probe_queue(MegakernelQueueProbe& out) const override {
     if (!valid_ || rings_ < 3) return false;
@@ -452,7 +457,9 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     if (grid_ < 2) throw CudaError("megakernel: needs at least two co-resident blocks (controller + a worker)");
   }
 
-  /// Rebuilds the queue from all unfinished tasks in descending order of their current priorities.
+  /// Rebuilds the queue from all unfinished tasks in descending order of their current priorities: the
+  /// launches of enqueue_rebuild, replayed as one captured graph (captured anew when an input it bakes in
+  /// changes), so that a rebuild costs the host one launch instead of some twenty.
   void rebuild(W& w, const View& v) {
     const uint32_t n = num_tasks_;
     if (iota_.size() != n) {
@@ -468,77 +475,30 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
                                                               static_cast<int>(n)));
       MV_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, b, order_.data(), flags_.data(), list_.data(),
                                                count_.data(), static_cast<int>(n)));
-      // Buckets: the list sorted by ring (every design sizes it: the design may change at the same n).
+      // Buckets: the tasks sorted by ring (every design sizes it: the design may change at the same n).
       ring_list_.resize(n);
       ring_key_.resize(n);
       ring_key_sorted_.resize(n);
       size_t c = 0;
       MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, c, ring_key_.data(), ring_key_sorted_.data(),
-                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
-                                                    kRingKeyBits));
+                                                    iota_.data(), ring_list_.data(), static_cast<int>(n), 0,
+                                                    mk::kRingKeyShift + kRingKeyBits));
       temp_.resize(std::max<size_t>({a, b, c, 1}));
     }
-    size_t bytes = temp_.size();
-    if (settings_.rebuild_sorted) {
-      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp_.data(), bytes, v.priority, sorted_keys_.data(),
-                                                              iota_.data(), order_.data(), static_cast<int>(n)));
-    } else {
-      MV_CUDA_CHECK(cudaMemcpyAsync(order_.data(), iota_.data(), iota_.bytes(), cudaMemcpyDeviceToDevice));
-    }
-    mk::unfinished_in_order_kernel<<<(n + 255) / 256, 256>>>(v, order_.data(), flags_.data(), n);
-    MV_CUDA_CHECK_LAUNCH();
-    bytes = temp_.size();
-    MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, order_.data(), flags_.data(), list_.data(),
-                                             count_.data(), static_cast<int>(n)));
-    ctl_.zero();
-    if (shared_) {  // the rebuilt queue holds each live task's primary token, no secondary one
-      lane_extra_.zero();
-      lane_extra_sum_.zero();
-      lane_spawns_.zero();
-      lane_lock_.zero();
-    }
-    // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
-    MV_CUDA_CHECK(cudaMemsetAsync(task_min_.data(), 0xff, task_min_.bytes()));
-    const mk::QueueView q = queue_;
-    if (design_ == QueueDesign::Quanta) {
-      // The live priority distribution and its table, from the controller's own code.
-      hist_.zero();
-      credit_.zero();
-      mk::priority_hist_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), hist_.data());
-      MV_CUDA_CHECK_LAUNCH();
-      mk::priority_table_kernel<<<1, 256>>>(hist_.data(), bin_quantum_.data(), settings_.quantum_max);
-      MV_CUDA_CHECK_LAUNCH();
-    }
+    ring_count_.resize(rings_);
+    // Everything the graph bakes in: the view, the settings it reads, the buffers' addresses and sizes.
+    rebuild_key_.clear();
+    rebuild_key_.add(v).add(queue_).add(n).add(rings_).add(shared_).add(design_);
+    rebuild_key_.add(settings_.rebuild_sorted).add(settings_.quantum_max);
+    const auto add_buffers = [this](const auto&... b) { (rebuild_key_.add(b.data()).add(b.size()), ...); };
+    add_buffers(iota_, order_, list_, flags_, count_, sorted_keys_, temp_, ring_list_, ring_key_, ring_key_sorted_,
+                ring_count_, ctl_, task_min_, hist_, credit_, bin_quantum_, lane_extra_, lane_extra_sum_, lane_spawns_,
+                lane_lock_);
+    rebuild_graph_.launch(rebuild_key_, [&](cudaStream_t s) { enqueue_rebuild(v, s); });
     int live = 0;
     if (rings_ == 1) {
-      mk::init_ring_kernel<<<1024, 256>>>(q, v.priority, list_.data(), count_.data());
-      MV_CUDA_CHECK_LAUNCH();
-      mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256>>>(q, count_.data(), settings_.rebuild_sorted);
-      MV_CUDA_CHECK_LAUNCH();
       MV_CUDA_CHECK(cudaMemcpy(&live, count_.data(), sizeof(int), cudaMemcpyDeviceToHost));
     } else {
-      // Each live task enters the ring of its priority's band (bucket_ring, the window opening at the most
-      // urgent ranked band), in the list's order: a stable radix sort of the list by ring, then all rings in
-      // one launch (a fixed number of launches, whatever the number of rings).
-      ring_count_.resize(rings_);
-      ring_count_.zero();
-      MV_CUDA_CHECK(cudaMemsetAsync(&ctl_.data()->cur_band, 0xff, sizeof(unsigned int)));
-      mk::first_band_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data());
-      MV_CUDA_CHECK_LAUNCH();
-      mk::ring_keys_kernel<<<(n + 255) / 256, 256>>>(v.priority, list_.data(), count_.data(), ctl_.data(), rings_,
-                                                     ring_key_.data(), ring_count_.data(), n);
-      MV_CUDA_CHECK_LAUNCH();
-      bytes = temp_.size();
-      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, ring_key_.data(), ring_key_sorted_.data(),
-                                                    list_.data(), ring_list_.data(), static_cast<int>(n), 0,
-                                                    kRingKeyBits));
-      mk::init_rings_kernel<<<dim3(1024, rings_), 256>>>(q, v.priority, ring_list_.data(), ring_count_.data());
-      MV_CUDA_CHECK_LAUNCH();
-      mk::init_ring_segments_kernel<<<dim3((q.segment_slots() + 255) / 256, rings_), 256>>>(
-          q, ring_count_.data(), settings_.rebuild_sorted);
-      MV_CUDA_CHECK_LAUNCH();
-      mk::sum_live_kernel<<<1, 1>>>(ring_count_.data(), rings_, ctl_.data());
-      MV_CUDA_CHECK_LAUNCH();
       // Not read back, which would wait for the rebuild inside the slice's busy time: the slice's end reads
       // the real count, and a slice over an empty queue ends at once (its workers see live = 0).
       live = static_cast<int>(n);
@@ -548,6 +508,77 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     valid_ = true;
     stats_ = MegakernelStats{};
     (void)w;
+  }
+
+  /// The rebuild's device work, enqueued on `s` (sizes from the block at the top of rebuild).
+  void enqueue_rebuild(const View& v, cudaStream_t s) {
+    const uint32_t n = num_tasks_;
+    const uint32_t ctl_words = rings_ * static_cast<uint32_t>(sizeof(mk::QueueControl) / sizeof(uint32_t));
+    mk::RebuildReset r;
+    r.ctl = ctl_.data();
+    r.rings = rings_;
+    r.ring_counts = rings_ > 1 ? ring_count_.data() : nullptr;
+    // §5.3: measurements start over (durations change with the camera, paths per pixel, ...).
+    r.task_min = task_min_.data();
+    r.n = n;
+    if (shared_) {  // the rebuilt queue holds each live task's primary token, no secondary one
+      r.lane_extra = lane_extra_.data();
+      r.lane_extra_sum = lane_extra_sum_.data();
+      r.lane_spawns = lane_spawns_.data();
+      r.lane_lock = lane_lock_.data();
+    }
+    mk::reset_rebuild_kernel<<<(std::max(n, ctl_words) + 255) / 256, 256, 0, s>>>(r);
+    MV_CUDA_CHECK_LAUNCH();
+    const mk::QueueView q = queue_;
+    size_t bytes = temp_.size();
+    if (rings_ > 1) {
+      // Buckets: each unfinished task enters the ring of its priority's band (bucket_ring, the window opening
+      // at the most urgent ranked band), each ring in descending priority when rebuild_sorted (else in task
+      // order): one stable radix sort by (ring, priority), then every ring in one launch. A fixed number of
+      // launches, whatever the number of rings.
+      const uint32_t blocks = (n + 255) / 256;
+      mk::first_band_kernel<<<blocks, 256, 0, s>>>(v, ctl_.data(), n);
+      MV_CUDA_CHECK_LAUNCH();
+      mk::ring_keys_kernel<<<blocks, 256, 0, s>>>(v, ctl_.data(), rings_, settings_.rebuild_sorted, ring_key_.data(),
+                                                  ring_count_.data(), n);
+      MV_CUDA_CHECK_LAUNCH();
+      const int begin_bit = settings_.rebuild_sorted ? 0 : mk::kRingKeyShift;
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, ring_key_.data(), ring_key_sorted_.data(),
+                                                    iota_.data(), ring_list_.data(), static_cast<int>(n), begin_bit,
+                                                    mk::kRingKeyShift + kRingKeyBits, s));
+      // Each block fills 2048 slots of its ring (8 a thread).
+      const uint32_t fill_blocks = static_cast<uint32_t>(std::min<uint64_t>(1024, (q.capacity() + 2047) / 2048));
+      mk::init_rings_kernel<<<dim3(fill_blocks, rings_), 256, 0, s>>>(q, v.priority, ring_list_.data(),
+                                                                      ring_count_.data(), settings_.rebuild_sorted);
+      MV_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    if (settings_.rebuild_sorted) {
+      MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp_.data(), bytes, v.priority, sorted_keys_.data(),
+                                                              iota_.data(), order_.data(), static_cast<int>(n), 0,
+                                                              static_cast<int>(sizeof(float) * 8), s));
+    } else {
+      MV_CUDA_CHECK(cudaMemcpyAsync(order_.data(), iota_.data(), iota_.bytes(), cudaMemcpyDeviceToDevice, s));
+    }
+    mk::unfinished_in_order_kernel<<<(n + 255) / 256, 256, 0, s>>>(v, order_.data(), flags_.data(), n);
+    MV_CUDA_CHECK_LAUNCH();
+    bytes = temp_.size();
+    MV_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, order_.data(), flags_.data(), list_.data(),
+                                             count_.data(), static_cast<int>(n), s));
+    if (design_ == QueueDesign::Quanta) {
+      // The live priority distribution and its table, from the controller's own code.
+      hist_.zero(s);
+      credit_.zero(s);
+      mk::priority_hist_kernel<<<(n + 255) / 256, 256, 0, s>>>(v.priority, list_.data(), count_.data(), hist_.data());
+      MV_CUDA_CHECK_LAUNCH();
+      mk::priority_table_kernel<<<1, 256, 0, s>>>(hist_.data(), bin_quantum_.data(), settings_.quantum_max);
+      MV_CUDA_CHECK_LAUNCH();
+    }
+    mk::init_ring_kernel<<<1024, 256, 0, s>>>(q, v.priority, list_.data(), count_.data());
+    MV_CUDA_CHECK_LAUNCH();
+    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256, 0, s>>>(q, count_.data(),
+                                                                             settings_.rebuild_sorted);
+    MV_CUDA_CHECK_LAUNCH();
   }
 
   /// Waits for the slice; past the watchdog time it raises the host stop flag once (the slice then ends
@@ -653,9 +684,9 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   DeviceBuffer<int> hist_;
   DeviceBuffer<float> bin_quantum_;
   DeviceBuffer<float> credit_;
-  DeviceBuffer<uint32_t> ring_list_;   ///< rebuild (Buckets): the live list grouped by ring
-  DeviceBuffer<uint8_t> ring_key_, ring_key_sorted_;  ///< rebuild (Buckets): each list entry's ring
-  /// Bits of a ring key: rings up to `buckets` (at most 32, the past-live entries' key) < 2^6.
+  DeviceBuffer<uint32_t> ring_list_;   ///< rebuild (Buckets): the unfinished tasks grouped by ring
+  DeviceBuffer<unsigned long long> ring_key_, ring_key_sorted_;  ///< rebuild (Buckets): mk::ring_sort_key
+  /// Bits of a ring in mk::ring_sort_key: rings up to `buckets` (at most 32, the finished tasks' ring) < 2^6.
   static constexpr int kRingKeyBits = 6;
   DeviceBuffer<int> ring_count_;
   DeviceBuffer<uint32_t> lane_extra_;  ///< patch_lanes > 1: [num tasks] secondary tokens
@@ -669,6 +700,8 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
   DeviceBuffer<float> sorted_keys_;
   DeviceBuffer<uint8_t> flags_, temp_;
   DeviceBuffer<int> count_;
+  GraphReplay rebuild_graph_;  ///< enqueue_rebuild's launches, captured for rebuild_key_
+  GraphKey rebuild_key_;
   // measurement (profile_begin)
   int profile_id_ = -1, prof_slices_ = 0;
   DeviceBuffer<mk::WorkerProfile> prof_;

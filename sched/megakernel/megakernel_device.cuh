@@ -7,7 +7,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "base/common.h"
@@ -173,55 +175,106 @@ static __global__ void priority_table_kernel(const int* hist, float* bin_quantum
   compute_priority_table(hist, bin_quantum, quantum_max, warp_sums);
 }
 
-/// Rebuild (Buckets): cur = the most urgent band of the live list's ranked (not urgent) priorities;
-/// kNoBand when there is none.
-static __global__ void first_band_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
-                                         QueueControl* main) {
-  const uint32_t n = static_cast<uint32_t>(*n_live_ptr);
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    if (priority[list[i]] < kUrgentPriority) atomicMin(&main->cur_band, priority_band(priority[list[i]]));
-}
+/// The rebuild's starting words, for one launch: every ring's control block zeroed (with several rings main's
+/// cur_band then kNoBand and the rings' counts zeroed), every task's shortest measured duration unknown
+/// (§5.3.1), and with patch lanes (non-null lane arrays) no secondary token.
+struct RebuildReset {
+  QueueControl* ctl = nullptr;  ///< [rings]
+  uint32_t rings = 1;
+  int* ring_counts = nullptr;   ///< [rings] when rings > 1
+  uint32_t* task_min = nullptr; ///< [n]
+  uint32_t n = 0;
+  uint32_t* lane_extra = nullptr;             ///< [n] or null
+  int* lane_extra_sum = nullptr;              ///< [1] or null
+  unsigned long long* lane_spawns = nullptr;  ///< [1] or null
+  uint32_t* lane_lock = nullptr;              ///< [n] or null
+};
 
-/// Rebuild (Buckets): ring[i] = the ring of list entry i in the window that starts at cur (bucket_ring), and
-/// `rings` for the entries past the live ones (a key that sorts them last); counts[k] += the live entries of
-/// ring k (zeroed before).
-static __global__ void ring_keys_kernel(const float* priority, const uint32_t* list, const int* n_live_ptr,
-                                        const QueueControl* main, uint32_t rings, uint8_t* ring, int* counts,
-                                        uint32_t n) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  if (i >= static_cast<uint32_t>(*n_live_ptr)) {
-    ring[i] = static_cast<uint8_t>(rings);
-    return;
+/// Rebuild: writes RebuildReset's words (the grid strides over the tasks and the control blocks' words).
+static __global__ void reset_rebuild_kernel(RebuildReset r) {
+  constexpr uint32_t kCtlWords = sizeof(QueueControl) / sizeof(uint32_t);
+  constexpr uint32_t kCurBandWord = offsetof(QueueControl, cur_band) / sizeof(uint32_t);
+  static_assert(sizeof(QueueControl) % sizeof(uint32_t) == 0, "control blocks are whole words");
+  const uint32_t ctl_words = r.rings * kCtlWords, stride = gridDim.x * blockDim.x;
+  auto* words = reinterpret_cast<uint32_t*>(r.ctl);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < ctl_words || i < r.n; i += stride) {
+    if (i < ctl_words) words[i] = r.rings > 1 && i == kCurBandWord ? kNoBand : 0u;
+    if (i < r.n) {
+      r.task_min[i] = kUnknownCycles;
+      if (r.lane_extra) r.lane_extra[i] = 0;
+      if (r.lane_lock) r.lane_lock[i] = 0;
+    }
+    if (i == 0) {
+      if (r.lane_extra_sum) *r.lane_extra_sum = 0;
+      if (r.lane_spawns) *r.lane_spawns = 0;
+    }
+    if (r.rings > 1 && i < r.rings) r.ring_counts[i] = 0;
   }
-  const uint32_t k = bucket_ring(priority[list[i]], main->cur_band, rings);
-  ring[i] = static_cast<uint8_t>(k);
-  atomicAdd(&counts[k], 1);
 }
 
-/// Rebuild (Buckets): every ring at once (blockIdx.y = ring k). `by_ring` holds the live list grouped by ring
-/// in ring order, each ring's entries in the list's order; ring k takes counts[k] of them after those of the
-/// rings before it, as init_ring_kernel takes a ring's list.
+/// Rebuild (Buckets): main's cur_band (kNoBand before) = the most urgent band of the unfinished tasks' ranked
+/// (not urgent) priorities; it stays kNoBand when there is none. One atomicMin a warp.
+template <class View>
+__global__ void first_band_kernel(View v, QueueControl* main, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t band = kNoBand;
+  if (i < n && !v.finished(i) && v.priority[i] < kUrgentPriority) band = priority_band(v.priority[i]);
+  for (int d = 16; d > 0; d >>= 1) band = min(band, __shfl_xor_sync(0xffffffffu, band, d));
+  if ((threadIdx.x & 31u) == 0 && band != kNoBand) atomicMin(&main->cur_band, band);
+}
+
+/// Bits of the priority above which a rebuild's sort key holds the ring (ring_sort_key).
+constexpr int kRingKeyShift = 32;
+
+/// The rebuild's sort key of a task in ring k: k above bit 32, and with `sorted` the bitwise NOT of the
+/// priority's order-preserving bits below it (sign bit flipped for p ≥ 0, every bit for p < 0, as a radix
+/// sort orders floats), so that one ascending radix sort leaves the rings in order and each ring in
+/// descending priority (ties in task order: the sort is stable).
+MV_HD MV_INLINE unsigned long long ring_sort_key(uint32_t ring, float p, bool sorted) {
+  uint32_t bits = 0;
+  if (sorted) {
+    uint32_t u;
+    std::memcpy(&u, &p, sizeof(u));
+    bits = ~(u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u));
+  }
+  return (static_cast<unsigned long long>(ring) << kRingKeyShift) | bits;
+}
+
+/// Rebuild (Buckets): key[i] = ring_sort_key of task i in the ring of its priority's band (bucket_ring, the
+/// window opening at main's cur_band); a finished task gets ring `rings` (it sorts last). counts[k] += the
+/// unfinished tasks of ring k (zeroed before): each warp adds each of its rings once.
+template <class View>
+__global__ void ring_keys_kernel(View v, const QueueControl* main, uint32_t rings, bool sorted,
+                                 unsigned long long* key, int* counts, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t k = rings;
+  if (i < n) {
+    const float p = v.priority[i];
+    if (!v.finished(i)) k = bucket_ring(p, main->cur_band, rings);
+    key[i] = ring_sort_key(k, p, sorted);
+  }
+  const unsigned peers = __match_any_sync(0xffffffffu, k);
+  if (k < rings && (threadIdx.x & 31u) == static_cast<uint32_t>(__ffs(peers) - 1))
+    atomicAdd(&counts[k], __popc(peers));
+}
+
+/// Rebuild (Buckets): every ring at once (blockIdx.y = ring k). `by_ring` holds the unfinished tasks grouped by
+/// ring in ring order, ring k's counts[k] after those of the rings before it: fill_ring_slots and init_segment
+/// for ring k, and main's live count the sum of the counts.
 static __global__ void init_rings_kernel(QueueView q, const float* priority, const uint32_t* by_ring,
-                                         const int* counts) {
+                                         const int* counts, bool sorted) {
   const uint32_t k = blockIdx.y;
-  uint64_t first = 0;
-  for (uint32_t r = 0; r < k; ++r) first += static_cast<uint64_t>(counts[r]);
-  fill_ring_slots(q.ring(k), priority, by_ring + first, static_cast<uint64_t>(counts[k]));
-}
-
-/// Rebuild (Buckets): the shared live count (main's block, which init_ring_segments_kernel gave ring 0's own
-/// count) is the sum of the rings' counts. One thread.
-static __global__ void sum_live_kernel(const int* counts, uint32_t rings, QueueControl* main) {
-  int live = 0;
-  for (uint32_t k = 0; k < rings; ++k) live += counts[k];
-  main->live = live;
-}
-
-/// Rebuild (Buckets): init_segment for every ring at once (blockIdx.y = ring k, its count counts[k]).
-static __global__ void init_ring_segments_kernel(QueueView q, const int* counts, bool sorted) {
-  init_segment(q.ring(blockIdx.y), static_cast<uint32_t>(counts[blockIdx.y]), sorted,
-               blockIdx.x * blockDim.x + threadIdx.x);
+  uint64_t first = 0, live = 0;
+  for (uint32_t r = 0; r < q.rings; ++r) {
+    if (r < k) first += static_cast<uint64_t>(counts[r]);
+    live += static_cast<uint64_t>(counts[r]);
+  }
+  const QueueView ring = q.ring(k);
+  fill_ring_slots(ring, priority, by_ring + first, static_cast<uint64_t>(counts[k]));
+  for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < ring.segment_slots(); j += gridDim.x * blockDim.x) {
+    init_segment(ring, static_cast<uint32_t>(counts[k]), sorted, j);
+    if (k == 0 && j == 0) q.main->live = static_cast<int>(live);  // after ring 0's own count, same thread
+  }
 }
 
 }  // namespace mk
