@@ -320,23 +320,24 @@ TEST(Cli, MseCurveFromScratchRendersEachRecordAnew) {
   }
 }
 
+/// One seed's mse-curve CSV for tools/ttq_seeds.py: uniform at 64, 128 and 192 spp with MSE 0.04, 0.02 and 0.013
+/// at 10, 20 and 30 ms, and mk:neyman with MSE x[k] at k + 1 ms and spp; every MSE times `scale`.
+void write_ttq_seed(const std::string& path, const double (&x)[4], double scale = 1.0) {
+  std::string text = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
+  const double u[3][3] = {{10, 64, 0.04}, {20, 128, 0.02}, {30, 192, 0.013}};
+  for (const auto& r : u) text += fmt::format("uniform:none,uniform,none,{},0,{},{}\n", r[0], r[1], r[2] * scale);
+  for (int k = 0; k < 4; ++k) text += fmt::format("mk:neyman,mk,neyman,{},0,{},{}\n", k + 1, k + 1, x[k] * scale);
+  std::ofstream(path) << text;
+}
+
 // tools/ttq_seeds.py on two made-up seeds: each seed's goal is its uniform MSE at 128 spp (0.02 and 0.04, at
 // 20 ms), the series' ratios to it are 3, 0.5, 1.5, 0.5 at 1, 2, 3, 4 ms in both, so the mean falls to 1 first
 // at 1 + 2 / 2.5 = 1.8 ms (0.090x of 20 ms) and for the last time at 3 + 0.5 / 1 = 3.5 ms (0.175x).
 TEST(Cli, TtqSeedsAveragesTheSeedsAndFindsTheLastCrossing) {
   if (std::system("python3 -c pass > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
   test::TempDir dir("cli");
-  const std::string header = "series,strategy,priority,busy_ms,paths,spp_mean,mse\n";
-  const auto write_seed = [&](const std::string& name, double scale) {
-    std::string text = header;
-    const double u[3][3] = {{10, 64, 0.04}, {20, 128, 0.02}, {30, 192, 0.013}};
-    for (const auto& r : u) text += fmt::format("uniform:none,uniform,none,{},0,{},{}\n", r[0], r[1], r[2] * scale);
-    const double x[4] = {0.06, 0.01, 0.03, 0.01};
-    for (int k = 0; k < 4; ++k) text += fmt::format("mk:neyman,mk,neyman,{},0,{},{}\n", k + 1, k + 1, x[k] * scale);
-    std::ofstream(dir / name) << text;
-  };
-  write_seed("s0.csv", 1.0);
-  write_seed("s1.csv", 2.0);
+  write_ttq_seed(dir / "s0.csv", {0.06, 0.01, 0.03, 0.01}, 1.0);
+  write_ttq_seed(dir / "s1.csv", {0.06, 0.01, 0.03, 0.01}, 2.0);
   const std::string out = dir / "out.txt";
   const std::string cmd = "python3 '" MV_SOURCE_DIR "/tools/ttq_seeds.py' '" + (dir / "s0.csv") + "' '" +
                           (dir / "s1.csv") + "' > '" + out + "' 2>&1";
@@ -353,6 +354,28 @@ TEST(Cli, TtqSeedsAveragesTheSeedsAndFindsTheLastCrossing) {
   EXPECT_NEAR(first_x, 0.090, 1e-9) << text;
   EXPECT_NEAR(stays_ms, 3.5, 1e-9) << text;
   EXPECT_NEAR(stays_x, 0.175, 1e-9) << text;
+}
+
+// --bootstrap: seed A alone stays below its goal from 3.5 ms (0.175x), seed B from 1.8 ms (0.09x), and so does any
+// mix of the two; the resamples' 5th and 95th percentiles are therefore B's and A's.
+TEST(Cli, TtqSeedsBootstrapBracketsTheSeedsOwnCrossings) {
+  if (std::system("python3 -c pass > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  test::TempDir dir("cli");
+  write_ttq_seed(dir / "a.csv", {0.06, 0.01, 0.03, 0.01});
+  write_ttq_seed(dir / "b.csv", {0.06, 0.01, 0.01, 0.01});
+  const std::string out = dir / "out.txt";
+  const std::string cmd = "python3 '" MV_SOURCE_DIR "/tools/ttq_seeds.py' --bootstrap 200 '" + (dir / "a.csv") +
+                          "' '" + (dir / "b.csv") + "' > '" + out + "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(out);
+  const std::string text = test::slurp(out);
+  const size_t row = text.find("mk:neyman");
+  ASSERT_NE(row, std::string::npos) << text;
+  EXPECT_NE(text.substr(row, text.find('\n', row) - row).find("1.80   0.090  0.090-0.175"), std::string::npos)
+      << text;
+  const std::string bad = "python3 '" MV_SOURCE_DIR "/tools/ttq_seeds.py' --bootstrap -1 '" + (dir / "a.csv") +
+                          "' > '" + out + "' 2>&1";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  EXPECT_NE(test::slurp(out).find("--bootstrap"), std::string::npos) << test::slurp(out);
 }
 
 TEST(Cli, MseCurveWithoutAReferenceSaysHowToGetOne) {
