@@ -74,7 +74,7 @@ struct MegakernelSettings {
   /// (summation order). Needs a workload whose tasks allow it (the path tracer's patches). 1: one warp per
   /// task, the default kernel unchanged. Switching between 1 and more rebuilds the queue. On `caustic` under
   /// `neyman` with stay_leading, band_repeat 64 and 4 paths per pixel, D = 8 reaches uniform's 128-spp MSE
-  /// in 0.086× uniform's time (the mean MSE of 8 seeds, rendered from scratch), where stay_leading alone
+  /// in 0.081× uniform's time (the mean MSE of 32 seeds, rendered from scratch), where stay_leading alone
   /// takes 0.14×; on `room` it costs `variance` ≈ 20 % of time to quality (docs/perf.md).
   uint32_t patch_lanes = 1;
   /// `buckets`: a repeating task also runs again (within band_repeat) while it leads the queue: no urgent
