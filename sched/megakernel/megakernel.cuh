@@ -27,8 +27,9 @@
 // sets the stop flag in mapped pinned memory (request_stop(), or the host's slice time limit), or (c)
 // every task is finished; in-flight tasks complete and re-enqueue first, so the next slice continues
 // exactly where this one stopped. invalidate() drops the queue; the next step rebuilds it from all
-// unfinished tasks in descending order of their current priorities (a CUB radix sort), so a rebuilt
-// queue starts fully sorted and its full segments are flagged sorted.
+// unfinished tasks in descending order of their current priorities (a CUB radix sort; under `buckets` one
+// sort by ring, then priority), so a rebuilt queue starts fully sorted and its full segments are flagged
+// sorted. The rebuild's launches are captured once as a CUDA graph and replayed (base/cuda_graph.h).
 //
 // Watchdog: every busy-wait is bounded by a clock64 budget (MegakernelSettings::watchdog_seconds at the
 // device's clock rate) and a global abort flag; a timeout records an error in device memory, all blocks
