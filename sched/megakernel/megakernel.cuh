@@ -530,7 +530,6 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
     }
     mk::reset_rebuild_kernel<<<(std::max(n, ctl_words) + 255) / 256, 256, 0, s>>>(r);
     MV_CUDA_CHECK_LAUNCH();
-    const mk::QueueView q = queue_;
     size_t bytes = temp_.size();
     if (rings_ > 1) {
       // Buckets: each unfinished task enters the ring of its priority's band (bucket_ring, the window opening
@@ -547,11 +546,7 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       MV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, ring_key_.data(), ring_key_sorted_.data(),
                                                     iota_.data(), ring_list_.data(), static_cast<int>(n), begin_bit,
                                                     mk::kRingKeyShift + kRingKeyBits, s));
-      // Each block fills 2048 slots of its ring (8 a thread).
-      const uint32_t fill_blocks = static_cast<uint32_t>(std::min<uint64_t>(1024, (q.capacity() + 2047) / 2048));
-      mk::init_rings_kernel<<<dim3(fill_blocks, rings_), 256, 0, s>>>(q, v.priority, ring_list_.data(),
-                                                                      ring_count_.data(), settings_.rebuild_sorted);
-      MV_CUDA_CHECK_LAUNCH();
+      fill_rings(v, ring_list_.data(), ring_count_.data(), s);
       return;
     }
     if (settings_.rebuild_sorted) {
@@ -575,10 +570,15 @@ class MegakernelStrategy final : public Strategy<W>, public MegakernelControl, p
       mk::priority_table_kernel<<<1, 256, 0, s>>>(hist_.data(), bin_quantum_.data(), settings_.quantum_max);
       MV_CUDA_CHECK_LAUNCH();
     }
-    mk::init_ring_kernel<<<1024, 256, 0, s>>>(q, v.priority, list_.data(), count_.data());
-    MV_CUDA_CHECK_LAUNCH();
-    mk::init_segments_kernel<<<(q.segment_slots() + 255) / 256, 256, 0, s>>>(q, count_.data(),
-                                                                             settings_.rebuild_sorted);
+    fill_rings(v, list_.data(), count_.data(), s);
+  }
+
+  /// The rebuild's last launch (mk::init_rings_kernel): every ring filled from `by_ring` and `counts`, each
+  /// block 2048 slots of its ring (8 a thread).
+  void fill_rings(const View& v, const uint32_t* by_ring, const int* counts, cudaStream_t s) {
+    const uint32_t blocks = static_cast<uint32_t>(std::min<uint64_t>(1024, (queue_.capacity() + 2047) / 2048));
+    mk::init_rings_kernel<<<dim3(blocks, rings_), 256, 0, s>>>(queue_, v.priority, by_ring, counts,
+                                                              settings_.rebuild_sorted);
     MV_CUDA_CHECK_LAUNCH();
   }
 

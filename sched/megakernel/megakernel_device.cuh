@@ -130,11 +130,6 @@ __device__ MV_INLINE void fill_ring_slots(const QueueView& q, const float* prior
   }
 }
 
-/// Rebuild: entries [0, n_live) from `list` (descending priority), every other slot free for lap 0.
-static __global__ void init_ring_kernel(QueueView q, const float* priority, const uint32_t* list, const int* n_live_ptr) {
-  fill_ring_slots(q, priority, list, static_cast<uint64_t>(*n_live_ptr));
-}
-
 /// Rebuild: segment j's words and (j = 0) the ring's counters, for a ring of n_live rebuilt entries. Lap 0's
 /// full segments are sorted when `sorted` (the list is). Every segment holding rebuilt entries gets the
 /// estimate "0 cycles" (unknown: no task has been measured since the rebuild); since atomicMax keeps the
@@ -154,11 +149,6 @@ __device__ MV_INLINE void init_segment(const QueueView& q, uint32_t n_live, bool
     c->avail = static_cast<int>(n_live);
     c->live = static_cast<int>(n_live);
   }
-}
-
-/// Rebuild, one ring of n_live = *n_live_ptr entries: init_segment for every segment slot.
-static __global__ void init_segments_kernel(QueueView q, const int* n_live_ptr, bool sorted) {
-  init_segment(q, static_cast<uint32_t>(*n_live_ptr), sorted, blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 /// Rebuild (Quanta): counts the live list's priorities into the zeroed histogram.
@@ -258,9 +248,10 @@ __global__ void ring_keys_kernel(View v, const QueueControl* main, uint32_t ring
     atomicAdd(&counts[k], __popc(peers));
 }
 
-/// Rebuild (Buckets): every ring at once (blockIdx.y = ring k). `by_ring` holds the unfinished tasks grouped by
-/// ring in ring order, ring k's counts[k] after those of the rings before it: fill_ring_slots and init_segment
-/// for ring k, and main's live count the sum of the counts.
+/// Rebuild, every design: every ring at once (blockIdx.y = ring k of q.rings). `by_ring` holds the unfinished
+/// tasks grouped by ring in ring order, ring k's counts[k] after those of the rings before it (one ring: the
+/// live list and its count): fill_ring_slots and init_segment for ring k, and main's live count the sum of the
+/// counts.
 static __global__ void init_rings_kernel(QueueView q, const float* priority, const uint32_t* by_ring,
                                          const int* counts, bool sorted) {
   const uint32_t k = blockIdx.y;
